@@ -1,0 +1,240 @@
+/* wtp.h: the wasi-threads pool protocol core.
+ *
+ * This header is the single source of truth for the shared buffer layout. The
+ * Node-API binding exports every constant below (binding.layout) and a test
+ * holds the pure-JS twin's constants (lib/layout.js, needed by browsers that
+ * never load the addon) against it.
+ *
+ * The core knows nothing of Node-API. It works on a caller-owned array of
+ * 32-bit words (the memory of an Int32Array over a SharedArrayBuffer) and calls
+ * back into its embedder through plain C function pointers.
+ *
+ * Naming: wtp_ is public, __wtp_ is internal but not static, statics are plain.
+ *
+ * ## Layout (32-bit words)
+ *
+ *   word 0 .. 7             header
+ *   word 8 + 8*i .. +7      slot i
+ *
+ * A buffer of n words holds floor((n - 8) / 8) slots. That number, computed
+ * from the buffer length the embedder passes in, is the only bound the core
+ * trusts: every header word can be written by any JavaScript code that holds
+ * the buffer, so H_SLOTS and H_CAPACITY are always clamped to it.
+ *
+ * ## Slot states (S_STATE)
+ *
+ *   PENDING  -> IDLE      owner arms the slot (browser warm pool)
+ *   (none)   -> CLAIMED   a growing spawner reserves slot H_SLOTS by CAS
+ *   IDLE     -> CLAIMED   a spawner claims by CAS
+ *   CLAIMED  -> ASSIGNED  the claiming spawner, after storing S_TID and S_ARG
+ *   CLAIMED  -> IDLE      the claiming spawner, on tid overflow
+ *   CLAIMED  -> RETIRED   the claiming spawner, when grow() failed
+ *   ASSIGNED -> RUNNING   the serving worker (CAS, takeWasiThreadPoolAssignment)
+ *   RUNNING  -> IDLE      the serving worker (CAS, finishWasiThreadPoolRun)
+ *   ASSIGNED/RUNNING -> IDLE  the owner (CAS guarded by S_TID, release)
+ *   any      -> RETIRED   owner or worker (retire)
+ *
+ * CLAIMED, ASSIGNED and RUNNING are "active"; IDLE is "idle"; PENDING and
+ * RETIRED are neither. Any other value is treated as a busy, non-claimable,
+ * non-retired state: it never matches a CAS and never indexes anything.
+ */
+#ifndef WTP_H
+#define WTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Protocol number a current browser worker puts in its "ready" reply. */
+#define WTP_PROTOCOL 2
+
+#define WTP_HEADER_WORDS 8
+#define WTP_SLOT_WORDS 8
+
+/* Header words. */
+enum wtp_header_word {
+  /* Release generation. Bumped (add, then wake all) whenever a slot may have
+   * become claimable or has been retired. Spawners sleep on it. */
+  WTP_H_GENERATION = 0,
+  /* Next tid, starting at 1; fetch_add(1) returns the tid. Shared by every
+   * thread of the process, so tids are dense and unique. */
+  WTP_H_NEXT_TID = 1,
+  /* Successful spawns, from every thread. */
+  WTP_H_SPAWNED = 2,
+  /* Successful spawns that slept on the generation at least once. */
+  WTP_H_WAITED = 3,
+  /* Spawns declined with WTP_REASON_POOL_EXHAUSTED, from every thread. */
+  WTP_H_DECLINED = 4,
+  /* Slots in service. The browser sets it once; Node grows it by CAS. */
+  WTP_H_SLOTS = 5,
+  /* Capacity, written once at creation. */
+  WTP_H_CAPACITY = 6,
+  /* Which mechanism every wait and wake on this buffer uses. The SDK leaves
+   * this word 0, so 0 means JavaScript Atomics (the JS twin); WTP_IMPL_NATIVE
+   * means this core's futex-style waits. The two never wake each other, so a
+   * pool is one or the other for its whole life. */
+  WTP_H_IMPL = 7
+};
+
+/* Slot words, offsets within a slot's stride. */
+enum wtp_slot_word {
+  WTP_S_STATE = 0,  /* enum wtp_slot_state; workers park on this word */
+  WTP_S_TID = 1,    /* last tid assigned; persists after the thread ends */
+  WTP_S_ARG = 2,    /* start argument of the assigned thread */
+  WTP_S_FLAGS = 3,  /* WTP_FLAG_* */
+  WTP_S_THREAD = 4  /* OS thread id of the serving worker, written once */
+};
+
+enum wtp_slot_state {
+  WTP_PENDING = 0,
+  WTP_IDLE = 1,
+  WTP_CLAIMED = 2,
+  WTP_ASSIGNED = 3,
+  WTP_RUNNING = 4,
+  WTP_RETIRED = 5
+};
+
+#define WTP_FLAG_MESSAGE_DISPATCH 1
+
+/* wasi-libc keeps a tid in the low 29 bits of a mutex word. */
+#define WTP_MAX_TID 0x1fffffff
+
+/* A busy pool that can grow waits this long for a worker to come free before
+ * it starts a new one. */
+#define WTP_GROW_AFTER_MS 2
+
+#define WTP_DEFAULT_SPAWN_WAIT_MS 250
+
+/* Values of WTP_H_IMPL. The native tag is an unlikely bit pattern ("wtpn") so
+ * that a stray write is reported instead of silently switching mechanism. */
+#define WTP_IMPL_JS 0
+#define WTP_IMPL_NATIVE 0x7774706e
+
+/* Why a spawn returned no thread. The numbering is shared with the binding
+ * and lib/layout.js (WASI_THREAD_POOL_REASONS). */
+typedef enum wtp_reason {
+  WTP_REASON_NONE = 0,
+  WTP_REASON_POOL_EXHAUSTED = 1,      /* "pool-exhausted" */
+  WTP_REASON_WORKER_CREATE_FAILED = 2,/* "worker-create-failed" */
+  WTP_REASON_TID_EXHAUSTED = 3,       /* "tid-exhausted" */
+  WTP_REASON_DISPATCH_FAILED = 4,     /* "dispatch-failed" */
+  WTP_REASON_INTERRUPTED = 5          /* embedder asked to stop (thread ending) */
+} wtp_reason_t;
+
+/* Status codes of the core's fallible calls. */
+#define WTP_OK 0
+#define WTP_EINVAL (-1) /* an argument is out of range; nothing was touched */
+
+/* One view of a pool buffer. Cheap to copy; holds no ownership. Every thread
+ * makes its own view of the same words. */
+typedef struct wtp_pool {
+  int32_t* words;     /* the buffer; accessed only through atomics */
+  uint32_t max_slots; /* floor((nwords - 8) / 8): the trusted slot bound */
+} wtp_pool_t;
+
+/* Makes a view over nwords words. Returns WTP_EINVAL if words is NULL or
+ * nwords < WTP_HEADER_WORDS. Reads nothing from the buffer. */
+int wtp_pool_init(wtp_pool_t* pool, int32_t* words, size_t nwords);
+
+/* Writes a new pool's header: next tid 1, capacity, and the wait mechanism.
+ * Plain (relaxed) stores: the buffer is not yet shared with any thread. */
+int wtp_pool_format(const wtp_pool_t* pool, uint32_t capacity, int32_t impl);
+
+/* min(H_CAPACITY, max_slots), negative counted as 0. */
+uint32_t wtp_pool_capacity(const wtp_pool_t* pool);
+
+/* min(H_SLOTS, capacity), negative counted as 0. */
+uint32_t wtp_pool_slots(const wtp_pool_t* pool);
+
+/* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
+ * index >= max_slots and touches nothing then. */
+void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t count);
+int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch);
+int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot);
+/* Reads of the slot words; *out receives the value. */
+int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
+int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
+/* *out = tid if the state is ASSIGNED or RUNNING, else 0 (no tid is 0). */
+int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
+/* Owner-side release, tid-guarded. *released = 1 if the slot went to IDLE. */
+int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
+                                int32_t tid, int* released);
+/* Worker side. *taken = 1 and *tid, *arg filled if ASSIGNED -> RUNNING won. */
+int wtp_slot_take(const wtp_pool_t* pool, uint32_t slot, int* taken,
+                  int32_t* tid, int32_t* arg);
+/* Worker side. RUNNING -> IDLE; bumps the generation only if that CAS won. */
+int wtp_slot_finish(const wtp_pool_t* pool, uint32_t slot);
+
+typedef struct wtp_report {
+  int32_t spawned, waited, declined;
+  uint32_t slots, active, idle, workers;
+} wtp_report_t;
+
+void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
+
+/* ## Callbacks into the embedder
+ *
+ * All are called on the calling thread, from inside wtp_spawn / wtp_serve.
+ * interrupted() is polled between bounded wait slices (WTP_PARK_SLICE_MS) so
+ * that a thread the embedder wants to end (a terminated Node worker, a
+ * process exiting) leaves a native wait promptly; it returns nonzero to stop. */
+typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot);  /* 0 ok, else failed */
+typedef int (*wtp_dispatch_cb)(void* ctx, uint32_t slot, int32_t tid,
+                               int32_t arg);           /* 0 ok, else failed */
+typedef int (*wtp_interrupted_cb)(void* ctx);
+
+/* The spawn state of one thread (the SDK's createWasiThreadPoolSpawn
+ * closure). Not shared between threads. */
+typedef struct wtp_spawner {
+  wtp_pool_t pool;
+  uint32_t capacity;     /* wtp_pool_capacity() read once, as the SDK does */
+  double spawn_wait_ms;  /* finite, >= 0 (the binding validates) */
+  int owner;             /* may claim message-dispatch slots */
+  int can_block;         /* 1 for native pools: a native wait always blocks */
+  int starved;           /* 1 once a wait ran out; starved_at is then valid */
+  int32_t starved_at;    /* generation seen when the last wait ran out */
+  wtp_grow_cb grow;      /* NULL: the pool does not grow (browser) */
+  wtp_dispatch_cb dispatch; /* NULL: no message-dispatch slots expected */
+  wtp_interrupted_cb interrupted; /* NULL: never interrupted */
+  void* ctx;
+} wtp_spawner_t;
+
+typedef struct wtp_spawn_result {
+  int32_t tid;  /* > 0 on success, -1 otherwise */
+  int32_t slot; /* >= 0 on success, -1 otherwise */
+  wtp_reason_t reason;
+} wtp_spawn_result_t;
+
+/* Fills *sp for the pool; callbacks and ctx are set by the caller after. */
+void wtp_spawner_init(wtp_spawner_t* sp, const wtp_pool_t* pool,
+                      double spawn_wait_ms, int owner);
+
+/* The spawn algorithm of SDK-CONTRACT 1.5. */
+wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg);
+
+/* ## Serving a slot (SDK-CONTRACT 1.6)
+ *
+ * run() runs one guest thread. It returns WTP_RUN_DONE when the thread
+ * returned, WTP_RUN_RETIRE when the embedder's runThread returned false, and
+ * WTP_RUN_ERROR when it threw (the embedder keeps the exception). */
+enum wtp_run_status { WTP_RUN_DONE = 0, WTP_RUN_RETIRE = 1, WTP_RUN_ERROR = 2 };
+typedef int (*wtp_run_cb)(void* ctx, int32_t tid, int32_t arg);
+
+enum wtp_serve_status {
+  WTP_SERVE_RETIRED = 0,     /* the slot was retired: the normal end */
+  WTP_SERVE_RUN_FALSE = 1,   /* run() returned WTP_RUN_RETIRE; slot retired */
+  WTP_SERVE_RUN_ERROR = 2,   /* run() returned WTP_RUN_ERROR; slot retired */
+  WTP_SERVE_INTERRUPTED = 3  /* interrupted() while parked; slot retired so
+                                that no spawner assigns a thread to it */
+};
+
+int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
+              wtp_run_cb run, wtp_interrupted_cb interrupted, void* ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WTP_H */

@@ -1,0 +1,40 @@
+/* wtp_wait.h: the OS wait/wake interface, one implementation per platform.
+ *
+ *   wait_linux.c     futex(2), FUTEX_WAIT_BITSET with an absolute
+ *                    CLOCK_MONOTONIC deadline, process-private
+ *   wait_darwin.c    os_sync_wait_on_address (macOS 14.4+) or __ulock_wait
+ *   wait_windows.c   WaitOnAddress / WakeByAddressSingle / WakeByAddressAll
+ *   wait_portable.c  a fixed table of mutex + condition variable buckets
+ *                    hashed by address (any POSIX system)
+ *
+ * binding.gyp and test/c/Makefile pick exactly one of them.
+ *
+ * These waits see only each other: they never wake, nor are woken by, a
+ * JavaScript Atomics.wait / Atomics.notify on the same word (V8 keeps its own
+ * waiter lists). See WTP_H_IMPL in wtp.h.
+ */
+#ifndef WTP_WAIT_H
+#define WTP_WAIT_H
+
+#include <stdint.h>
+
+/* Monotonic clock, nanoseconds from an arbitrary origin. */
+uint64_t __wtp_now_ns(void);
+
+/* Blocks while *addr == expected, until woken or until the monotonic clock
+ * reaches deadline_ns (UINT64_MAX: no deadline).
+ *
+ * Contract:
+ * - returns at once (true) if *addr != expected when the kernel checks it;
+ * - returns false only when the deadline has passed;
+ * - returns true on a wake, and may return true spuriously: the caller
+ *   always re-reads the word;
+ * - an interrupted system call (EINTR) is retried against the same absolute
+ *   deadline, so signals neither shorten nor stretch the wait. */
+int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns);
+
+/* Wakes at most one / every thread blocked in __wtp_wait on addr. */
+void __wtp_wake_one(int32_t* addr);
+void __wtp_wake_all(int32_t* addr);
+
+#endif /* WTP_WAIT_H */
