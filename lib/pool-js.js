@@ -1,0 +1,409 @@
+// The pure-JS twin of the pool protocol (SDK-CONTRACT section 1).
+//
+// This is the protocol exactly as space-data-module-sdk 0.8.25 runs it in
+// JavaScript: the same Atomics waits, notifies and generation bumps, the same
+// spawn algorithm, no extra spinning. Browsers and machines without the addon
+// use it, and the benchmarks measure the native core against it, so it must
+// stay faithful: never slower than the SDK, never doing extra work.
+//
+// Arguments are validated by lib/pool.js before it dispatches here. What this
+// file does defend against is the shared buffer itself: any thread holding it
+// may have written any header word, so H_CAPACITY and H_SLOTS are clamped to
+// the slots the buffer really holds, negative counts are 0, an unknown state
+// value is busy (never claimable, never retired) and a tid outside 1..MAX_TID
+// is "tid-exhausted". Nothing here indexes outside the buffer or loops forever
+// on a corrupted word.
+//
+// Two deliberate refinements over the SDK, made identically by the native
+// core, are marked "Refinement" below.
+
+import {
+  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+  FLAG_MESSAGE_DISPATCH,
+  GROW_AFTER_MS,
+  H_CAPACITY,
+  H_DECLINED,
+  H_GENERATION,
+  H_IMPL,
+  H_NEXT_TID,
+  H_SLOTS,
+  H_SPAWNED,
+  H_WAITED,
+  IMPL_JS,
+  MAX_TID,
+  S_ARG,
+  S_FLAGS,
+  S_STATE,
+  S_THREAD,
+  S_TID,
+  WASI_THREAD_POOL_SLOT,
+  maxSlotsOf,
+  slotBase,
+} from "./layout.js";
+
+const { IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
+
+const POOL_EXHAUSTED = "pool-exhausted";
+const WORKER_CREATE_FAILED = "worker-create-failed";
+const TID_EXHAUSTED = "tid-exhausted";
+const DISPATCH_FAILED = "dispatch-failed";
+
+const monotonicNow =
+  typeof performance !== "undefined" && typeof performance.now === "function"
+    ? () => performance.now()
+    : () => Date.now();
+
+// ---------------------------------------------------------------------------
+// Header words, clamped to the buffer.
+
+// min(H_CAPACITY, slots the buffer holds); negative counts as 0.
+function capacityOf(control) {
+  const capacity = Atomics.load(control, H_CAPACITY);
+  const max = maxSlotsOf(control.length);
+  return capacity <= 0 ? 0 : capacity < max ? capacity : max;
+}
+
+// min(H_SLOTS, capacity); negative counts as 0.
+function slotsOf(control, capacity) {
+  const slots = Atomics.load(control, H_SLOTS);
+  return slots <= 0 ? 0 : slots < capacity ? slots : capacity;
+}
+
+// Bumped whenever a slot may have become claimable or has been retired:
+// every spawner sleeping on the generation re-scans.
+function bumpGeneration(control) {
+  Atomics.add(control, H_GENERATION, 1);
+  Atomics.notify(control, H_GENERATION);
+}
+
+// Store, wake the slot's worker, wake the spawners.
+function setState(control, slot, state) {
+  const index = slotBase(slot) + S_STATE;
+  Atomics.store(control, index, state);
+  Atomics.notify(control, index);
+  bumpGeneration(control);
+}
+
+// ---------------------------------------------------------------------------
+// Creation and owner-side operations.
+
+// Header of a new pool. Plain stores: the buffer is not shared yet.
+export function formatWasiThreadPool(control, capacity) {
+  control[H_NEXT_TID] = 1;
+  control[H_CAPACITY] = capacity;
+  control[H_IMPL] = IMPL_JS;
+}
+
+export function openWasiThreadPoolSlots(pool, count) {
+  Atomics.store(pool.control, H_SLOTS, count);
+}
+
+export function armWasiThreadPoolSlot(pool, slot, { messageDispatch = false } = {}) {
+  const control = pool.control;
+  if (messageDispatch) {
+    Atomics.store(control, slotBase(slot) + S_FLAGS, FLAG_MESSAGE_DISPATCH);
+  }
+  setState(control, slot, IDLE);
+}
+
+// Unconditional: a worker parked on the slot wakes and returns.
+export function retireWasiThreadPoolSlot(pool, slot) {
+  setState(pool.control, slot, RETIRED);
+}
+
+export function wasiThreadPoolSlotState(pool, slot) {
+  return Atomics.load(pool.control, slotBase(slot) + S_STATE);
+}
+
+export function wasiThreadPoolLastTid(pool, slot) {
+  return Atomics.load(pool.control, slotBase(slot) + S_TID);
+}
+
+export function wasiThreadPoolRunningTid(pool, slot) {
+  const control = pool.control;
+  const base = slotBase(slot);
+  const state = Atomics.load(control, base + S_STATE);
+  return state === ASSIGNED || state === RUNNING
+    ? Atomics.load(control, base + S_TID)
+    : null;
+}
+
+// Tid-guarded: a late or duplicate exit for an older thread never frees a
+// slot that has since been given to another thread.
+export function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
+  const control = pool.control;
+  const base = slotBase(slot);
+  for (;;) {
+    const state = Atomics.load(control, base + S_STATE);
+    if (state !== ASSIGNED && state !== RUNNING) return false;
+    if (Atomics.load(control, base + S_TID) !== tid) return false;
+    if (Atomics.compareExchange(control, base + S_STATE, state, IDLE) === state) {
+      bumpGeneration(control);
+      return true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Worker side.
+
+export function takeWasiThreadPoolAssignment(pool, slot) {
+  const control = pool.control;
+  const base = slotBase(slot);
+  if (Atomics.compareExchange(control, base + S_STATE, ASSIGNED, RUNNING) !== ASSIGNED) {
+    return null;
+  }
+  return {
+    tid: Atomics.load(control, base + S_TID),
+    startArg: Atomics.load(control, base + S_ARG),
+  };
+}
+
+// Bumps only if the CAS won, so a slot retired while its thread ran stays
+// RETIRED.
+export function finishWasiThreadPoolRun(pool, slot) {
+  const control = pool.control;
+  if (
+    Atomics.compareExchange(control, slotBase(slot) + S_STATE, RUNNING, IDLE) === RUNNING
+  ) {
+    bumpGeneration(control);
+  }
+}
+
+// Blocks until the slot is retired, running every thread assigned to it.
+export function serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId = 0 } = {}) {
+  const control = pool.control;
+  const base = slotBase(slot);
+  const index = base + S_STATE;
+  if (osThreadId) Atomics.store(control, base + S_THREAD, osThreadId);
+  for (;;) {
+    const state = Atomics.load(control, index);
+    if (state === RETIRED) return;
+    if (state !== ASSIGNED) {
+      // PENDING, IDLE, CLAIMED (or a corrupted value): sleep until the word
+      // changes or a spawner notifies it.
+      Atomics.wait(control, index, state);
+      continue;
+    }
+    // takeWasiThreadPoolAssignment, inlined.
+    if (Atomics.compareExchange(control, index, ASSIGNED, RUNNING) !== ASSIGNED) continue;
+    const tid = Atomics.load(control, base + S_TID);
+    const startArg = Atomics.load(control, base + S_ARG);
+    let result;
+    try {
+      result = runThread(tid, startArg);
+    } catch (error) {
+      // Refinement: the SDK leaves the slot RUNNING forever here, so spawners
+      // count it live and wait on it in vain. Retire it, then rethrow.
+      setState(control, slot, RETIRED);
+      throw error;
+    }
+    if (result === false) {
+      setState(control, slot, RETIRED);
+      return;
+    }
+    finishWasiThreadPoolRun(pool, slot);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Report.
+
+export function readWasiThreadPoolReport(pool) {
+  const control = pool.control;
+  const slots = slotsOf(control, capacityOf(control));
+  let active = 0;
+  let idle = 0;
+  let workers = 0;
+  for (let slot = 0; slot < slots; slot++) {
+    const base = slotBase(slot);
+    const state = Atomics.load(control, base + S_STATE);
+    if (state === CLAIMED || state === ASSIGNED || state === RUNNING) active++;
+    else if (state === IDLE) idle++;
+    if (Atomics.load(control, base + S_THREAD) !== 0) workers++;
+  }
+  return {
+    spawned: Atomics.load(control, H_SPAWNED),
+    waited: Atomics.load(control, H_WAITED),
+    declined: Atomics.load(control, H_DECLINED),
+    slots,
+    active,
+    idle,
+    workers,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Spawn (SDK-CONTRACT 1.5). One closure per thread: it keeps the capacity read
+// once, the no-second-wait generation (starvedAt) and canBlock.
+
+export function createWasiThreadPoolSpawn(
+  pool,
+  { owner = false, grow = null, dispatchMessage = null } = {},
+) {
+  const control = pool.control;
+  const spawnWaitMs = pool.spawnWaitMs ?? DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
+  const capacity = capacityOf(control);
+  const growable = typeof grow === "function";
+  let starvedAt = null;
+  let canBlock = true;
+
+  // Results of scan() and claim(), kept here rather than in fresh objects.
+  let live = 0; // claimable, non-retired slots the last scan saw
+  let waited = false; // the current claim slept on the generation
+  let reason = null; // why the current claim failed
+  // The current claim's clock, set on its first slow-path entry.
+  let timed = false;
+  let deadline = 0;
+  let growAt = 0;
+
+  // Claims an IDLE slot; sets `live`. Returns the slot or -1.
+  function scan() {
+    const slots = slotsOf(control, capacity);
+    let seen = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      const base = slotBase(slot);
+      // A non-owner never claims a message-dispatch slot.
+      if (!owner && (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
+        continue;
+      }
+      if (Atomics.compareExchange(control, base + S_STATE, IDLE, CLAIMED) === IDLE) {
+        live = seen + 1;
+        return slot;
+      }
+      if (Atomics.load(control, base + S_STATE) !== RETIRED) seen++;
+    }
+    live = seen;
+    return -1;
+  }
+
+  // Reserves slot H_SLOTS by CAS, as CLAIMED. -1 when there is no room.
+  function reserve() {
+    for (;;) {
+      const n = Atomics.load(control, H_SLOTS);
+      const used = n < 0 ? 0 : n; // a negative count is 0 slots in service
+      if (used >= capacity) return -1;
+      if (Atomics.compareExchange(control, H_SLOTS, n, used + 1) === n) {
+        Atomics.store(control, slotBase(used) + S_STATE, CLAIMED);
+        return used;
+      }
+    }
+  }
+
+  // Starts a worker for a new slot. Returns the slot, or -1 with `reason`
+  // set ("worker-create-failed") or null (another thread took the room).
+  function growOne() {
+    const slot = reserve();
+    if (slot < 0) return -1;
+    try {
+      grow(slot);
+    } catch {
+      // The slot is used up for good: retired, it counts against capacity.
+      setState(control, slot, RETIRED);
+      reason = WORKER_CREATE_FAILED;
+      return -1;
+    }
+    return slot;
+  }
+
+  // Returns a CLAIMED slot, or -1 with `reason` set. Sets `waited`.
+  function claim() {
+    const found = scan();
+    if (found >= 0) return found;
+    if (!timed) {
+      timed = true;
+      const now = monotonicNow();
+      deadline = now + (canBlock ? spawnWaitMs : 0);
+      growAt = now + (canBlock ? Math.min(GROW_AFTER_MS, spawnWaitMs) : 0);
+    }
+    for (;;) {
+      const generation = Atomics.load(control, H_GENERATION);
+      const slot = scan();
+      if (slot >= 0) return slot;
+      const room = growable && slotsOf(control, capacity) < capacity;
+      if (room && (live === 0 || monotonicNow() >= growAt)) {
+        const grown = growOne();
+        if (grown >= 0 || reason !== null) return grown;
+        continue; // another thread took the last reservation: look again
+      }
+      // Nothing can ever come free: no wait (a dead pool declines at once).
+      if (live === 0) return exhausted();
+      // The no-second-wait rule: this closure already waited out this
+      // generation, and nothing has changed since.
+      if (generation === starvedAt && !room) return exhausted();
+      const remaining = (room ? growAt : deadline) - monotonicNow();
+      if (!room && remaining <= 0) {
+        starvedAt = generation;
+        return exhausted();
+      }
+      if (remaining > 0) {
+        try {
+          Atomics.wait(control, H_GENERATION, generation, remaining);
+        } catch {
+          // This agent may not block (a window's main thread): never wait
+          // again on this closure.
+          canBlock = false;
+          if (!room) return exhausted();
+          growAt = 0;
+          continue;
+        }
+        waited = true;
+      }
+    }
+  }
+
+  function exhausted() {
+    reason = POOL_EXHAUSTED;
+    return -1;
+  }
+
+  function decline(why) {
+    if (why === POOL_EXHAUSTED) Atomics.add(control, H_DECLINED, 1);
+    return { tid: -1, slot: -1, reason: why };
+  }
+
+  return function spawn(startArg) {
+    waited = false;
+    reason = null;
+    timed = false;
+    let tid = 0;
+    let slot;
+    let base;
+    for (;;) {
+      slot = claim();
+      if (slot < 0) return decline(reason);
+      base = slotBase(slot);
+      if (tid === 0) {
+        tid = Atomics.add(control, H_NEXT_TID, 1);
+        // Beyond MAX_TID (or a wrapped or zeroed counter): no tid to give.
+        if (tid > MAX_TID || tid < 1) {
+          Atomics.store(control, base + S_STATE, IDLE);
+          bumpGeneration(control);
+          return decline(TID_EXHAUSTED);
+        }
+      }
+      Atomics.store(control, base + S_TID, tid);
+      Atomics.store(control, base + S_ARG, startArg | 0);
+      // Refinement: the SDK stores ASSIGNED unconditionally, which would undo
+      // a retire that landed while the slot was CLAIMED. A CAS keeps the slot
+      // RETIRED; this spawner keeps its tid and claims again, still within
+      // the same deadline.
+      if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, ASSIGNED) === CLAIMED) {
+        break;
+      }
+    }
+    if ((Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
+      try {
+        dispatchMessage(slot, tid, startArg);
+      } catch {
+        releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
+        return decline(DISPATCH_FAILED);
+      }
+    } else {
+      Atomics.notify(control, base + S_STATE);
+    }
+    Atomics.add(control, H_SPAWNED, 1);
+    if (waited) Atomics.add(control, H_WAITED, 1);
+    return { tid, slot, reason: null };
+  };
+}
