@@ -277,15 +277,23 @@ export function createWasiThreadPoolSpawn(
     return -1;
   }
 
+  // Room to grow: 0 <= H_SLOTS < capacity. A negative (corrupted) count is
+  // no room, as in reserve(), so that the claim loop never spins between
+  // "room" and "reserve failed".
+  function hasRoom() {
+    if (!growable) return false;
+    const n = Atomics.load(control, H_SLOTS);
+    return n >= 0 && n < capacity;
+  }
+
   // Reserves slot H_SLOTS by CAS, as CLAIMED. -1 when there is no room.
   function reserve() {
     for (;;) {
       const n = Atomics.load(control, H_SLOTS);
-      const used = n < 0 ? 0 : n; // a negative count is 0 slots in service
-      if (used >= capacity) return -1;
-      if (Atomics.compareExchange(control, H_SLOTS, n, used + 1) === n) {
-        Atomics.store(control, slotBase(used) + S_STATE, CLAIMED);
-        return used;
+      if (n < 0 || n >= capacity) return -1;
+      if (Atomics.compareExchange(control, H_SLOTS, n, n + 1) === n) {
+        Atomics.store(control, slotBase(n) + S_STATE, CLAIMED);
+        return n;
       }
     }
   }
@@ -320,7 +328,7 @@ export function createWasiThreadPoolSpawn(
       const generation = Atomics.load(control, H_GENERATION);
       const slot = scan();
       if (slot >= 0) return slot;
-      const room = growable && slotsOf(control, capacity) < capacity;
+      const room = hasRoom();
       if (room && (live === 0 || monotonicNow() >= growAt)) {
         const grown = growOne();
         if (grown >= 0 || reason !== null) return grown;
@@ -377,20 +385,25 @@ export function createWasiThreadPoolSpawn(
         tid = Atomics.add(control, H_NEXT_TID, 1);
         // Beyond MAX_TID (or a wrapped or zeroed counter): no tid to give.
         if (tid > MAX_TID || tid < 1) {
-          Atomics.store(control, base + S_STATE, IDLE);
+          // Back to IDLE as the SDK does, but by CAS (see the refinement
+          // below): a slot retired meanwhile stays RETIRED.
+          Atomics.compareExchange(control, base + S_STATE, CLAIMED, IDLE);
           bumpGeneration(control);
           return decline(TID_EXHAUSTED);
         }
       }
+      const lastTid = Atomics.load(control, base + S_TID);
       Atomics.store(control, base + S_TID, tid);
       Atomics.store(control, base + S_ARG, startArg | 0);
       // Refinement: the SDK stores ASSIGNED unconditionally, which would undo
-      // a retire that landed while the slot was CLAIMED. A CAS keeps the slot
-      // RETIRED; this spawner keeps its tid and claims again, still within
-      // the same deadline.
+      // a retire that landed while the slot was CLAIMED (worker exit,
+      // terminateAll). A CAS keeps the slot RETIRED; this spawner puts the
+      // slot's last tid back, keeps its own tid and claims again, still
+      // within the same deadline.
       if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, ASSIGNED) === CLAIMED) {
         break;
       }
+      Atomics.compareExchange(control, base + S_TID, tid, lastTid);
     }
     if ((Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
       try {

@@ -572,6 +572,7 @@ for (const impl of IMPLEMENTATIONS) {
         assert.deepEqual(grown, [0, 1]);
         assert.equal(stateOf(pool, 0), SLOT.RETIRED);
         assert.equal(runningTid(pool, 0), null);
+        assert.equal(lastTid(pool, 0), 0); // the tid that never ran there is taken back
         assert.deepEqual(take(pool, 1), { tid: 1, startArg: 4 });
         assert.equal(word(pool, H_NEXT_TID), 2);
         assert.equal(report(pool).spawned, 1);
