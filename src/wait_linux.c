@@ -1,0 +1,90 @@
+/* wait_linux.c: wtp_wait.h on Linux futexes.
+ *
+ * Waits use FUTEX_WAIT_BITSET, the one futex wait that takes an absolute
+ * deadline (FUTEX_WAIT takes a relative one, which an EINTR retry would have
+ * to recompute). Without FUTEX_CLOCK_REALTIME the deadline is measured on
+ * CLOCK_MONOTONIC, the clock __wtp_now_ns reads, so a deadline computed by
+ * the caller is the deadline the kernel enforces. With the bitset
+ * FUTEX_BITSET_MATCH_ANY the wait is woken by a plain FUTEX_WAKE.
+ *
+ * Every operation is FUTEX_PRIVATE_FLAG: all parties of a pool live in one
+ * process (worker_threads share the address space), and a private futex skips
+ * the kernel's mm lookup. A private wait is never woken by a shared wake and
+ * vice versa, so every wait and wake on a pool word must come from here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wtp_wait.h"
+
+uint64_t __wtp_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long futex(int32_t* addr, int op, int32_t val,
+                  const struct timespec* timeout, uint32_t val3) {
+  return syscall(SYS_futex, addr, op, val, timeout, NULL, val3);
+}
+
+int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+  struct timespec ts;
+  const struct timespec* timeout = NULL;
+  if (deadline_ns != UINT64_MAX) {
+    /* Deadlines past what time_t holds are "never" in practice; the kernel
+     * takes any non-negative tv_sec. */
+    ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
+    ts.tv_nsec = (long)(deadline_ns % 1000000000u);
+    if (ts.tv_sec < 0) timeout = NULL; else timeout = &ts;
+  }
+  for (;;) {
+    long rc = futex(addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, expected,
+                    timeout, FUTEX_BITSET_MATCH_ANY);
+    if (rc == 0) return 1; /* woken (possibly spuriously) */
+    switch (errno) {
+      case EAGAIN: /* *addr != expected when the kernel looked */
+        return 1;
+      case ETIMEDOUT: /* the absolute deadline has passed */
+        return 0;
+      case EINTR: /* a signal: same absolute deadline, so just retry */
+        continue;
+      default: {
+        /* EFAULT/EINVAL/ENOSYS cannot happen with a valid aligned address
+         * on a kernel with futexes, but a seccomp filter can refuse the
+         * call. Degrade to polling: sleep at most 1 ms, then report a
+         * (spurious) wake so the caller re-reads, or the timeout. Never
+         * return at once, which would turn the caller's loop into a busy
+         * spin. */
+        uint64_t now = __wtp_now_ns();
+        uint64_t until = deadline_ns - now > 1000000u ? now + 1000000u
+                                                      : deadline_ns;
+        if (now < deadline_ns) {
+          struct timespec t = {(time_t)(until / 1000000000u),
+                               (long)(until % 1000000000u)};
+          while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) ==
+                 EINTR) {
+          }
+        }
+        return __wtp_now_ns() < deadline_ns;
+      }
+    }
+  }
+}
+
+void __wtp_wake_one(int32_t* addr) {
+  futex(addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
+}
+
+void __wtp_wake_all(int32_t* addr) {
+  futex(addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, 0);
+}

@@ -1,0 +1,234 @@
+/* wtp_park.c: spin-then-park with wake skipping. See wtp_park.h.
+ *
+ * ## Atomics on plain int32_t words
+ *
+ * Callers pass int32_t* into a SharedArrayBuffer (or into ordinary memory in
+ * the C tests) and this file accesses them through _Atomic int32_t*. C11 does
+ * not promise that _Atomic int32_t has the size, alignment and representation
+ * of int32_t, but every compiler and target we build for (gcc, clang and
+ * MSVC on x86, x86-64, arm64, with 4-byte aligned words) implements
+ * _Atomic int32_t as a plain, lock-free 32-bit integer accessed with the
+ * native atomic instructions; that is the same assumption libuv and V8 make
+ * about shared 32-bit words, and the one JavaScript's Atomics rely on over
+ * the very same memory. ATOMIC_INT_LOCK_FREE == 2 is checked at compile time
+ * below.
+ *
+ * ## The parked-waiter counters and the lost wake-up
+ *
+ * parked[h(addr)] counts threads that are between "announce" and "gone" in
+ * the waiter's sequence below. It lives in static memory of this process,
+ * never in the shared buffer: JavaScript can write any value into the buffer,
+ * and a corrupted counter that read 0 while a thread sleeps would lose its
+ * wake-up for good.
+ *
+ *   waiter                                  waker
+ *   W1 fetch_add(parked[h], 1)  seq_cst     K1 change *addr         seq_cst
+ *   W2 load(*addr) == expected? seq_cst     K2 load(parked[h])      seq_cst
+ *   W3 sleep while *addr == expected        K3 if nonzero: wake syscall
+ *      (checked again by the OS under its
+ *       own lock against concurrent wakes)
+ *   W4 fetch_sub(parked[h], 1)  relaxed
+ *
+ * Invariant (Dekker): W1, W2, K1, K2 are all seq_cst, so they lie in one
+ * total order S consistent with program order. If K2 reads a count that does
+ * not include W1, then K2 precedes W1 in S, so K1 precedes W2, and W2 reads
+ * the changed value: the waiter does not sleep. Otherwise the waker makes the
+ * system call, and the OS's own check-and-sleep (futex, WaitOnAddress,
+ * __ulock, or the portable bucket mutex) orders W3 against K3, so the waiter
+ * either sees the change or is woken. Either way no wake-up is lost.
+ *
+ * W4 is relaxed: a decrement seen late only makes a waker issue one wake
+ * that finds nobody; as an RMW it never loses another thread's increment.
+ *
+ * Several addresses share a bucket (the table is small and hashed), so a
+ * count is "threads parked on some word of this bucket": a collision costs a
+ * spurious system call, never a missed one.
+ *
+ * ## Spinning
+ *
+ * Before announcing itself, a waiter may spin: re-read the word up to
+ * spin_limit times with a cpu-relax between reads. It only does so after
+ * taking one of max_spinners spinner tickets (ncpus - 1), so on a machine
+ * with every CPU busy spinning stops by itself instead of stealing the CPU
+ * from the thread that would change the word.
+ */
+#include "wtp_park.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wtp_wait.h"
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+
+#if ATOMIC_INT_LOCK_FREE != 2
+#error "wasi-thread-pool needs lock-free 32-bit atomics"
+#endif
+
+#define SLICE_NS ((uint64_t)WTP_PARK_SLICE_MS * 1000000u)
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#define CACHE_ALIGNED __declspec(align(64))
+#else
+#define CACHE_ALIGNED __attribute__((aligned(64)))
+#endif
+
+/* One counter per cache line: waiters on unrelated words (each pool slot's
+ * state word, the generation word) then never bounce each other's line. */
+typedef struct CACHE_ALIGNED bucket {
+  _Atomic int32_t parked;
+} bucket_t;
+
+static bucket_t buckets[WTP_PARK_BUCKETS];
+
+/* Spinner tickets in use, and the cap. spinners is a heuristic gate: it
+ * orders no other memory, so relaxed RMWs suffice (an RMW never loses an
+ * update, which is all the cap needs). max_spinners is -1 until first use;
+ * a racing first use computes the same value twice, so relaxed suffices. */
+static _Atomic int spinners;
+static _Atomic int max_spinners = -1;
+/* -1: WTP_PARK_SPIN_LIMIT. Written only by tests; relaxed (any value read
+ * is a valid limit). */
+static _Atomic int spin_limit_override = -1;
+
+static inline _Atomic int32_t* as_atomic(int32_t* addr) {
+  return (_Atomic int32_t*)addr; /* see "Atomics on plain int32_t words" */
+}
+
+static inline bucket_t* bucket_of(const void* addr) {
+  /* Fibonacci hashing of the address. The words of interest are 4-byte
+   * aligned and slot state words sit 32 bytes apart, so drop the two low
+   * bits and let the multiply spread the rest. */
+  uint64_t x = (uint64_t)(uintptr_t)addr >> 2;
+  x *= UINT64_C(0x9E3779B97F4A7C15);
+  return &buckets[(size_t)(x >> 40) & (WTP_PARK_BUCKETS - 1)];
+}
+
+static inline void cpu_relax(void) {
+#if defined(_MSC_VER) && !defined(__clang__)
+  YieldProcessor();
+#elif defined(__i386__) || defined(__x86_64__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield" ::: "memory");
+#else
+  /* No relax instruction: a compiler barrier keeps the load in the loop. */
+  __asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static int online_cpus(void) {
+#if defined(_WIN32)
+  SYSTEM_INFO info;
+  GetSystemInfo(&info);
+  return (int)info.dwNumberOfProcessors;
+#else
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 && n < INT_MAX ? (int)n : 1;
+#endif
+}
+
+static int spinner_cap(void) {
+  int cap = atomic_load_explicit(&max_spinners, memory_order_relaxed);
+  if (cap < 0) {
+    cap = online_cpus() - 1;
+    if (cap < 0) cap = 0;
+    if (cap > WTP_PARK_MAX_SPINNERS) cap = WTP_PARK_MAX_SPINNERS;
+    atomic_store_explicit(&max_spinners, cap, memory_order_relaxed);
+  }
+  return cap;
+}
+
+void __wtp_park_set_spin_limit(int limit) {
+  atomic_store_explicit(&spin_limit_override, limit < 0 ? -1 : limit,
+                        memory_order_relaxed);
+}
+
+/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */
+static int spin(_Atomic int32_t* word, int32_t expected) {
+  int limit = atomic_load_explicit(&spin_limit_override, memory_order_relaxed);
+  if (limit < 0) limit = WTP_PARK_SPIN_LIMIT;
+  if (limit == 0) return 0;
+
+  int cap = spinner_cap();
+  int n = atomic_load_explicit(&spinners, memory_order_relaxed);
+  do {
+    if (n >= cap) return 0;
+  } while (!atomic_compare_exchange_weak_explicit(
+      &spinners, &n, n + 1, memory_order_relaxed, memory_order_relaxed));
+
+  int changed = 0;
+  for (int i = 0; i < limit; i++) {
+    /* Relaxed: the spin only decides whether to return early; the caller
+     * re-reads the word with the order its protocol needs. */
+    if (atomic_load_explicit(word, memory_order_relaxed) != expected) {
+      changed = 1;
+      break;
+    }
+    cpu_relax();
+  }
+  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+  return changed;
+}
+
+int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+               wtp_interrupted_cb interrupted, void* ctx) {
+  _Atomic int32_t* word = as_atomic(addr);
+
+  if (spin(word, expected)) return WTP_PARK_CHANGED;
+
+  bucket_t* b = bucket_of(addr);
+  /* W1 (see the top of the file). */
+  atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);
+
+  int result;
+  for (;;) {
+    /* W2: pairs with the waker's seq_cst change (K1) and counter read (K2). */
+    if (atomic_load_explicit(word, memory_order_seq_cst) != expected) {
+      result = WTP_PARK_CHANGED;
+      break;
+    }
+    uint64_t now = __wtp_now_ns();
+    if (now >= deadline_ns) {
+      result = WTP_PARK_TIMEOUT;
+      break;
+    }
+    uint64_t until = deadline_ns - now > SLICE_NS ? now + SLICE_NS : deadline_ns;
+    if (__wtp_wait(addr, expected, until)) {
+      result = WTP_PARK_CHANGED; /* woken, changed, or spurious: re-read */
+      break;
+    }
+    if (until == deadline_ns) {
+      result = WTP_PARK_TIMEOUT;
+      break;
+    }
+    if (interrupted != NULL && interrupted(ctx)) {
+      result = WTP_PARK_INTERRUPTED;
+      break;
+    }
+  }
+  /* W4: relaxed, see the top of the file. */
+  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
+  return result;
+}
+
+/* K2 + K3. The caller has made K1 (a seq_cst change of *addr). */
+void __wtp_unpark_one(int32_t* addr) {
+  if (atomic_load_explicit(&bucket_of(addr)->parked, memory_order_seq_cst) != 0)
+    __wtp_wake_one(addr);
+}
+
+void __wtp_unpark_all(int32_t* addr) {
+  if (atomic_load_explicit(&bucket_of(addr)->parked, memory_order_seq_cst) != 0)
+    __wtp_wake_all(addr);
+}

@@ -1,0 +1,675 @@
+/* wtp_pool.c: the pool protocol of SDK-CONTRACT 1.3-1.7 over an array of
+ * shared 32-bit words. See wtp.h for the layout and the state table.
+ *
+ * ## Atomics on the buffer
+ *
+ * The buffer is an Int32Array's memory, handed in as int32_t*; every access
+ * goes through a cast to _Atomic int32_t*. C11 does not promise that
+ * _Atomic int32_t has int32_t's layout, but on every compiler and target we
+ * build for (gcc, clang, MSVC; x86, x86-64, arm64) it is a plain 4-byte
+ * integer, 4-byte aligned, accessed lock-free with the native instructions
+ * (ATOMIC_INT_LOCK_FREE == 2 is asserted in wtp_park.c). JavaScript's
+ * Atomics use the same instructions on the same words, so C and JS agree on
+ * every value; they do not share waiter lists (see WTP_H_IMPL), which is why
+ * a native pool only ever waits and wakes through wtp_park.c.
+ *
+ * ## Who writes which word
+ *
+ *   H_GENERATION  fetch_add(1) by anyone who makes a slot claimable (arm,
+ *                 finish, release, tid overflow) or retires one. seq_cst,
+ *                 then a wake-all: a spawner parks on it (see bump()).
+ *   H_NEXT_TID    fetch_add(1) by a spawner; the old value is the tid.
+ *   H_SPAWNED/H_WAITED/H_DECLINED
+ *                 fetch_add(1) statistics; relaxed everywhere (no other
+ *                 memory is published through them).
+ *   H_SLOTS       the browser owner stores it once; a growing spawner CASes
+ *                 it n -> n+1 to reserve slot n.
+ *   H_CAPACITY, H_IMPL
+ *                 written once by wtp_pool_format before the buffer is shared.
+ *   S_STATE       the state machine of wtp.h. Changes that a worker parked on
+ *                 the word waits for (-> ASSIGNED, -> RETIRED, PENDING ->
+ *                 IDLE) are seq_cst and followed by an unpark of the word.
+ *   S_TID, S_ARG  stored (relaxed) by the claiming spawner while the slot is
+ *                 CLAIMED, i.e. owned by it alone, and published by its
+ *                 release (seq_cst) CAS CLAIMED -> ASSIGNED; the worker's
+ *                 acquire CAS ASSIGNED -> RUNNING reads that store, so its
+ *                 loads of S_TID/S_ARG see the spawner's values.
+ *   S_FLAGS       stored by the owner before the seq_cst store of IDLE in arm.
+ *   S_THREAD      stored once by the serving worker; a statistic (relaxed).
+ *
+ * ## No lost wake-up
+ *
+ * - A worker parks on S_STATE with the value it read; every change it waits
+ *   for is a seq_cst write followed by __wtp_unpark_*(S_STATE), which is the
+ *   waker's half of the invariant in wtp_park.c.
+ * - A spawner reads g = H_GENERATION (acquire), then scans, and parks on
+ *   H_GENERATION == g. Every transition that can make its scan succeed (a
+ *   slot becoming IDLE) or make it give up (a retire) is followed by
+ *   fetch_add(H_GENERATION) seq_cst + unpark_all. If that bump is ordered
+ *   before the spawner's load of g, the acquire load reading it (or a later
+ *   value) makes the slot change visible to the scan; if after, the word is
+ *   no longer g and the park returns at once or is woken.
+ *
+ * ## Hardening
+ *
+ * Any JavaScript that holds the buffer can write any word. So:
+ * - the only trusted bound is pool->max_slots, from the buffer length; every
+ *   slot index is checked against it and H_SLOTS / H_CAPACITY are clamped to
+ *   it (negative values count as 0). No access outside
+ *   [0, 8 + 8 * max_slots) words is ever made.
+ * - a state outside the enum is busy: it matches no CAS (all CASes expect a
+ *   known state), is not claimable, and is not RETIRED (so it counts as
+ *   live, and a serve loop parks on it).
+ * - flags: only bit 0 is read.
+ * - a tid outside 1..WTP_MAX_TID (H_NEXT_TID near MAX_TID, or wrapped to 0 or
+ *   negative; atomic fetch_add on a signed type wraps in C11, no UB) is
+ *   "tid exhausted".
+ * - loops that retry on a lost race re-read the words each time and make no
+ *   progress assumption a hostile write could break into a hang; waits are
+ *   bounded by the caller's deadline or the serve loop's slot word.
+ *
+ * ## Refinements over the SDK (each keeps every SDK-visible behaviour when no
+ *    two parties race on one slot)
+ *
+ * (a) CLAIMED -> ASSIGNED is a CAS, not a store. A slot retired while a
+ *     spawner held it claimed (worker exit, terminateAll) stays RETIRED; the
+ *     spawner puts back the slot's previous S_TID, keeps its tid and claims
+ *     again against the same deadline. The tid-overflow undo
+ *     (CLAIMED -> IDLE) is a CAS for the same reason.
+ * (b) interrupted() stopping a wait: wtp_spawn returns WTP_REASON_INTERRUPTED
+ *     (not counted in H_DECLINED); wtp_serve retires its slot, so that no
+ *     spawner assigns a thread to a worker that is going away, and returns
+ *     WTP_SERVE_INTERRUPTED.
+ * (c) run() returning WTP_RUN_ERROR: serve retires the slot (otherwise it
+ *     would stay RUNNING forever, busy for every spawner) and returns
+ *     WTP_SERVE_RUN_ERROR.
+ * (d) A non-owner re-reads S_FLAGS after its claim CAS wins. The SDK reads
+ *     the flags before the CAS only, so an arm (flags, then IDLE) between the
+ *     two would hand a message-dispatch slot to a non-owner, which would
+ *     notify a worker that never reads the buffer. Here the non-owner gives
+ *     the slot back (CAS CLAIMED -> IDLE, bump) and scans on.
+ * (e) A slot whose flags say message-dispatch but whose spawner has no
+ *     dispatch callback fails as WTP_REASON_DISPATCH_FAILED (the SDK would
+ *     throw calling null).
+ */
+#include "wtp.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "wtp_park.h"
+#include "wtp_wait.h"
+
+/* Bound on max_slots, so that every word index 8 + 8*slot + 7 fits in an
+ * int32 and a uint32 (a JS Int32Array cannot be that long anyway). */
+#define SLOTS_LIMIT ((uint32_t)((INT32_MAX - WTP_HEADER_WORDS) / WTP_SLOT_WORDS))
+
+static inline _Atomic int32_t* hw(const wtp_pool_t* pool, int word) {
+  return (_Atomic int32_t*)(pool->words + word);
+}
+
+/* The caller has checked slot < pool->max_slots. */
+static inline _Atomic int32_t* sw(const wtp_pool_t* pool, uint32_t slot,
+                                  int word) {
+  return (_Atomic int32_t*)(pool->words + WTP_HEADER_WORDS +
+                            (size_t)WTP_SLOT_WORDS * slot + word);
+}
+
+static inline int32_t* sw_plain(const wtp_pool_t* pool, uint32_t slot,
+                                int word) {
+  return pool->words + WTP_HEADER_WORDS + (size_t)WTP_SLOT_WORDS * slot + word;
+}
+
+static inline uint32_t clamp(int32_t v, uint32_t bound) {
+  if (v <= 0) return 0;
+  return (uint32_t)v < bound ? (uint32_t)v : bound;
+}
+
+/* Bump the release generation and wake every parked spawner. seq_cst: the
+ * waker's K1 of wtp_park.c, and a release of the slot change made before
+ * it, read by the spawner's acquire load of the generation. */
+static void bump(const wtp_pool_t* pool) {
+  atomic_fetch_add_explicit(hw(pool, WTP_H_GENERATION), 1,
+                            memory_order_seq_cst);
+  __wtp_unpark_all(pool->words + WTP_H_GENERATION);
+}
+
+static inline void count(const wtp_pool_t* pool, int word) {
+  /* Statistics: relaxed, they publish nothing. */
+  atomic_fetch_add_explicit(hw(pool, word), 1, memory_order_relaxed);
+}
+
+static inline int is_dispatch(const wtp_pool_t* pool, uint32_t slot) {
+  /* Relaxed here; the ordering that matters is refinement (d) in
+   * claim_slot(), which re-reads after an acquire CAS. Unknown bits are
+   * ignored. */
+  return (atomic_load_explicit(sw(pool, slot, WTP_S_FLAGS),
+                               memory_order_relaxed) &
+          WTP_FLAG_MESSAGE_DISPATCH) != 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Views and owner-side operations                                           */
+
+int wtp_pool_init(wtp_pool_t* pool, int32_t* words, size_t nwords) {
+  if (pool == NULL || words == NULL || nwords < WTP_HEADER_WORDS)
+    return WTP_EINVAL;
+  size_t n = (nwords - WTP_HEADER_WORDS) / WTP_SLOT_WORDS;
+  pool->words = words;
+  pool->max_slots = n > SLOTS_LIMIT ? SLOTS_LIMIT : (uint32_t)n;
+  return WTP_OK;
+}
+
+int wtp_pool_format(const wtp_pool_t* pool, uint32_t capacity, int32_t impl) {
+  if (capacity > pool->max_slots) return WTP_EINVAL;
+  /* Relaxed: the buffer is not shared yet; whatever later shares it
+   * (postMessage, thread creation) synchronizes with these stores. */
+  atomic_store_explicit(hw(pool, WTP_H_NEXT_TID), 1, memory_order_relaxed);
+  atomic_store_explicit(hw(pool, WTP_H_CAPACITY), (int32_t)capacity,
+                        memory_order_relaxed);
+  atomic_store_explicit(hw(pool, WTP_H_IMPL), impl, memory_order_relaxed);
+  return WTP_OK;
+}
+
+uint32_t wtp_pool_capacity(const wtp_pool_t* pool) {
+  /* Relaxed: written once before sharing; a hostile later write is clamped. */
+  return clamp(atomic_load_explicit(hw(pool, WTP_H_CAPACITY),
+                                    memory_order_relaxed),
+               pool->max_slots);
+}
+
+static uint32_t slots_in(const wtp_pool_t* pool, uint32_t capacity) {
+  /* Relaxed: H_SLOTS only bounds the scan. Slot words beyond the value read
+   * are either PENDING (zero since the buffer was made, before sharing) or
+   * made CLAIMED by the reserving spawner itself; no other data hangs on
+   * seeing the newest count. */
+  return clamp(atomic_load_explicit(hw(pool, WTP_H_SLOTS),
+                                    memory_order_relaxed),
+               capacity);
+}
+
+uint32_t wtp_pool_slots(const wtp_pool_t* pool) {
+  return slots_in(pool, wtp_pool_capacity(pool));
+}
+
+void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t count) {
+  /* seq_cst as the SDK's Atomics.store; no bump, no wake (slots opened this
+   * way are PENDING until armed, and arming bumps). */
+  atomic_store_explicit(hw(pool, WTP_H_SLOTS), count, memory_order_seq_cst);
+}
+
+/* Unconditional -> RETIRED. seq_cst store (K1 for the slot word), wake every
+ * server parked on the slot, then bump so parked spawners rescan (and see a
+ * dead pool if it was the last live slot).
+ *
+ * Wake all, not one: a slot has a single server by protocol, but an
+ * embedder bug or a hostile script can start two serve loops on one slot,
+ * and RETIRED is final: every loop parked on it must end. Retire is rare, so
+ * the wider wake costs nothing measurable; with no parked thread it is
+ * skipped anyway. */
+static void retire(const wtp_pool_t* pool, uint32_t slot) {
+  atomic_store_explicit(sw(pool, slot, WTP_S_STATE), WTP_RETIRED,
+                        memory_order_seq_cst);
+  __wtp_unpark_all(sw_plain(pool, slot, WTP_S_STATE));
+  bump(pool);
+}
+
+int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  if (message_dispatch) {
+    /* Relaxed: published by the seq_cst (release) store of IDLE below. */
+    atomic_store_explicit(sw(pool, slot, WTP_S_FLAGS),
+                          WTP_FLAG_MESSAGE_DISPATCH, memory_order_relaxed);
+  }
+  /* SDK setState: store, notify the slot, bump. The store is K1 for a worker
+   * parked on PENDING. One server per slot: wake one. */
+  atomic_store_explicit(sw(pool, slot, WTP_S_STATE), WTP_IDLE,
+                        memory_order_seq_cst);
+  __wtp_unpark_one(sw_plain(pool, slot, WTP_S_STATE));
+  bump(pool);
+  return WTP_OK;
+}
+
+int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  retire(pool, slot);
+  return WTP_OK;
+}
+
+int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  *out = atomic_load_explicit(sw(pool, slot, WTP_S_STATE),
+                              memory_order_seq_cst);
+  return WTP_OK;
+}
+
+int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  /* Relaxed: a snapshot for reporting; the SDK's load promises no more. */
+  *out = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
+  return WTP_OK;
+}
+
+int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  /* Acquire on the state pairs with the spawner's release of ASSIGNED, so
+   * the tid read after it is at least the assigned one. */
+  int32_t state = atomic_load_explicit(sw(pool, slot, WTP_S_STATE),
+                                       memory_order_acquire);
+  if (state == WTP_ASSIGNED || state == WTP_RUNNING) {
+    *out = atomic_load_explicit(sw(pool, slot, WTP_S_TID),
+                                memory_order_relaxed);
+  } else {
+    *out = 0;
+  }
+  return WTP_OK;
+}
+
+int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
+                                int32_t tid, int* released) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  *released = 0;
+  for (;;) {
+    /* Acquire: pairs with the spawner's release CAS to ASSIGNED, so the
+     * S_TID read below belongs to this assignment or a later one. */
+    int32_t s = atomic_load_explicit(state, memory_order_acquire);
+    if (s != WTP_ASSIGNED && s != WTP_RUNNING) return WTP_OK;
+    if (atomic_load_explicit(sw(pool, slot, WTP_S_TID),
+                             memory_order_relaxed) != tid)
+      return WTP_OK;
+    /* seq_cst: the change a spawner may wait for (via the bump below).
+     * Inherited from the SDK: between the tid check and this CAS the slot
+     * could in principle finish, be reassigned and be RUNNING again (ABA).
+     * Release is only called by the owner for message-dispatch slots (which
+     * only the owner claims, on the same thread, and which no worker moves
+     * out of ASSIGNED) and for a dispatch it just failed, so no second party
+     * can recycle the slot in between. */
+    if (atomic_compare_exchange_strong_explicit(state, &s, WTP_IDLE,
+                                                memory_order_seq_cst,
+                                                memory_order_relaxed)) {
+      bump(pool);
+      *released = 1;
+      return WTP_OK;
+    }
+  }
+}
+
+static int take(const wtp_pool_t* pool, uint32_t slot, int32_t* tid,
+                int32_t* arg) {
+  int32_t expected = WTP_ASSIGNED;
+  /* Acquire: reads the spawner's release CAS CLAIMED -> ASSIGNED, making its
+   * relaxed stores of S_TID and S_ARG visible. No wake, no bump (SDK). */
+  if (!atomic_compare_exchange_strong_explicit(
+          sw(pool, slot, WTP_S_STATE), &expected, WTP_RUNNING,
+          memory_order_acquire, memory_order_relaxed))
+    return 0;
+  *tid = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *arg = atomic_load_explicit(sw(pool, slot, WTP_S_ARG), memory_order_relaxed);
+  return 1;
+}
+
+int wtp_slot_take(const wtp_pool_t* pool, uint32_t slot, int* taken,
+                  int32_t* tid, int32_t* arg) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  *taken = take(pool, slot, tid, arg);
+  return WTP_OK;
+}
+
+static void finish(const wtp_pool_t* pool, uint32_t slot) {
+  int32_t expected = WTP_RUNNING;
+  /* seq_cst: makes the slot claimable; released to spawners through the
+   * bump. A slot retired while its thread ran fails the CAS and stays
+   * RETIRED, with no bump (SDK). */
+  if (atomic_compare_exchange_strong_explicit(
+          sw(pool, slot, WTP_S_STATE), &expected, WTP_IDLE,
+          memory_order_seq_cst, memory_order_relaxed))
+    bump(pool);
+}
+
+int wtp_slot_finish(const wtp_pool_t* pool, uint32_t slot) {
+  if (slot >= pool->max_slots) return WTP_EINVAL;
+  finish(pool, slot);
+  return WTP_OK;
+}
+
+void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out) {
+  /* Relaxed snapshot of statistics, as the SDK's loads: no decision hangs on
+   * a consistent cut of the words. */
+  uint32_t slots = wtp_pool_slots(pool);
+  uint32_t active = 0, idle = 0, workers = 0;
+  for (uint32_t i = 0; i < slots; i++) {
+    int32_t s = atomic_load_explicit(sw(pool, i, WTP_S_STATE),
+                                     memory_order_relaxed);
+    if (s == WTP_CLAIMED || s == WTP_ASSIGNED || s == WTP_RUNNING) active++;
+    else if (s == WTP_IDLE) idle++;
+    if (atomic_load_explicit(sw(pool, i, WTP_S_THREAD),
+                             memory_order_relaxed) != 0)
+      workers++;
+  }
+  out->spawned = atomic_load_explicit(hw(pool, WTP_H_SPAWNED),
+                                      memory_order_relaxed);
+  out->waited = atomic_load_explicit(hw(pool, WTP_H_WAITED),
+                                     memory_order_relaxed);
+  out->declined = atomic_load_explicit(hw(pool, WTP_H_DECLINED),
+                                       memory_order_relaxed);
+  out->slots = slots;
+  out->active = active;
+  out->idle = idle;
+  out->workers = workers;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spawning (SDK-CONTRACT 1.5)                                               */
+
+void wtp_spawner_init(wtp_spawner_t* sp, const wtp_pool_t* pool,
+                      double spawn_wait_ms, int owner) {
+  sp->pool = *pool;
+  sp->capacity = wtp_pool_capacity(pool);
+  /* The binding validates; a NaN or negative here must still not hang. */
+  sp->spawn_wait_ms = spawn_wait_ms >= 0 ? spawn_wait_ms : 0;
+  sp->owner = owner != 0;
+  sp->can_block = 1;
+  sp->starved = 0;
+  sp->starved_at = 0;
+  sp->grow = NULL;
+  sp->dispatch = NULL;
+  sp->interrupted = NULL;
+  sp->ctx = NULL;
+}
+
+static inline int claimable(const wtp_spawner_t* sp, uint32_t slot) {
+  return sp->owner || !is_dispatch(&sp->pool, slot);
+}
+
+typedef struct scan_result {
+  int32_t slot; /* claimed slot, or -1 */
+  uint32_t live;
+} scan_result_t;
+
+/* Try IDLE -> CLAIMED on slot; 1 if this spawner now holds it. */
+static int claim_slot(const wtp_spawner_t* sp, uint32_t slot) {
+  const wtp_pool_t* pool = &sp->pool;
+  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  int32_t expected = WTP_IDLE;
+  /* Acquire: pairs with the release half of the seq_cst write that made the
+   * slot IDLE (arm, finish, release), so S_FLAGS as armed is visible below.
+   * No wake, no bump: nobody waits for a slot to become CLAIMED. */
+  if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_CLAIMED,
+                                               memory_order_acquire,
+                                               memory_order_relaxed))
+    return 0;
+  if (!sp->owner && is_dispatch(pool, slot)) {
+    /* Refinement (d): armed as message-dispatch between our flag check and
+     * the CAS. Give it back; it was claimable by the owner all along, so
+     * bump in case the owner parked while we held it. */
+    expected = WTP_CLAIMED;
+    if (atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
+                                                memory_order_seq_cst,
+                                                memory_order_relaxed))
+      bump(pool);
+    return 0;
+  }
+  return 1;
+}
+
+static scan_result_t scan(const wtp_spawner_t* sp) {
+  const wtp_pool_t* pool = &sp->pool;
+  scan_result_t r = {-1, 0};
+  uint32_t slots = slots_in(pool, sp->capacity);
+  for (uint32_t i = 0; i < slots; i++) {
+    if (!claimable(sp, i)) continue;
+    if (claim_slot(sp, i)) {
+      r.slot = (int32_t)i;
+      r.live++;
+      return r;
+    }
+    /* Relaxed: "live" is a heuristic for "can anything come free"; a stale
+     * read is corrected by the next scan after the bump that any later
+     * change (retire included) makes. */
+    if (atomic_load_explicit(sw(pool, i, WTP_S_STATE), memory_order_relaxed) !=
+        WTP_RETIRED)
+      r.live++;
+  }
+  return r;
+}
+
+/* Raw H_SLOTS against capacity: room to grow only for 0 <= n < capacity.
+ * A negative (hostile) count means no room, consistently with reserve(), so
+ * the claim loop cannot spin between "room" and "reserve failed". */
+static int has_room(const wtp_spawner_t* sp) {
+  int32_t n = atomic_load_explicit(hw(&sp->pool, WTP_H_SLOTS),
+                                   memory_order_relaxed); /* see slots_in */
+  return sp->grow != NULL && n >= 0 && (uint32_t)n < sp->capacity;
+}
+
+/* Reserve slot H_SLOTS for a new worker; -1 when there is no room. */
+static int32_t reserve(const wtp_spawner_t* sp) {
+  const wtp_pool_t* pool = &sp->pool;
+  _Atomic int32_t* slots = hw(pool, WTP_H_SLOTS);
+  int32_t n = atomic_load_explicit(slots, memory_order_relaxed);
+  for (;;) {
+    if (n < 0 || (uint32_t)n >= sp->capacity) return -1;
+    /* Relaxed success: the reservation only hands out index n; the slot's
+     * own state word carries every ordering. On failure n is reloaded. */
+    if (atomic_compare_exchange_weak_explicit(slots, &n, n + 1,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed))
+      break;
+  }
+  /* Unconditional, as the SDK: slot n was never in service. seq_cst so that
+   * a server already parked on it (a hostile case) sees a real change. */
+  atomic_store_explicit(sw(pool, (uint32_t)n, WTP_S_STATE), WTP_CLAIMED,
+                        memory_order_seq_cst);
+  return n;
+}
+
+typedef struct claim_state {
+  int timed;          /* deadline and grow_at computed */
+  int waited;         /* parked on the generation at least once */
+  uint64_t deadline;  /* ns, __wtp_now_ns clock */
+  uint64_t grow_at;
+} claim_state_t;
+
+static uint64_t ms_to_ns(double ms) {
+  if (!(ms > 0)) return 0; /* 0, negative, NaN */
+  if (ms >= 1e12) return UINT64_MAX / 2; /* ~31 years: "never" */
+  return (uint64_t)(ms * 1e6);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - 1 - b ? UINT64_MAX - 1 : a + b;
+}
+
+/* Claim a slot (SDK claim()). Returns the slot, or -1 with *reason set. */
+static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
+                     wtp_reason_t* reason) {
+  const wtp_pool_t* pool = &sp->pool;
+  scan_result_t found = scan(sp);
+  if (found.slot >= 0) return found.slot;
+
+  if (!cs->timed) {
+    uint64_t now = __wtp_now_ns();
+    uint64_t wait_ns = sp->can_block ? ms_to_ns(sp->spawn_wait_ms) : 0;
+    uint64_t grow_ns = (uint64_t)WTP_GROW_AFTER_MS * 1000000u;
+    if (grow_ns > wait_ns) grow_ns = wait_ns;
+    cs->deadline = add_sat(now, wait_ns);
+    cs->grow_at = add_sat(now, grow_ns);
+    cs->timed = 1;
+  }
+
+  for (;;) {
+    /* Acquire: pairs with bump()'s seq_cst fetch_add, see "No lost
+     * wake-up" above. */
+    int32_t generation = atomic_load_explicit(hw(pool, WTP_H_GENERATION),
+                                              memory_order_acquire);
+    found = scan(sp);
+    if (found.slot >= 0) return found.slot;
+
+    int room = has_room(sp);
+    if (room && (found.live == 0 || __wtp_now_ns() >= cs->grow_at)) {
+      int32_t slot = reserve(sp);
+      if (slot >= 0) {
+        if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
+        retire(pool, (uint32_t)slot);
+        *reason = WTP_REASON_WORKER_CREATE_FAILED;
+        return -1;
+      }
+      continue; /* another spawner took the last reservation */
+    }
+    if (found.live == 0) {
+      /* Nothing can ever come free: no wait, whatever spawn_wait_ms is. */
+      *reason = WTP_REASON_POOL_EXHAUSTED;
+      return -1;
+    }
+    if (!room && sp->starved && generation == sp->starved_at) {
+      /* The no-second-wait rule: nothing changed since our last wait ran
+       * out, so decline at once. */
+      *reason = WTP_REASON_POOL_EXHAUSTED;
+      return -1;
+    }
+    uint64_t now = __wtp_now_ns();
+    uint64_t until = room ? cs->grow_at : cs->deadline;
+    if (!room && now >= until) {
+      sp->starved = 1;
+      sp->starved_at = generation;
+      *reason = WTP_REASON_POOL_EXHAUSTED;
+      return -1;
+    }
+    if (now < until) {
+      int r = __wtp_park(pool->words + WTP_H_GENERATION, generation, until,
+                         sp->interrupted, sp->ctx);
+      if (r == WTP_PARK_INTERRUPTED) {
+        *reason = WTP_REASON_INTERRUPTED;
+        return -1;
+      }
+      /* As the SDK: any wait that returned counts, even one that found the
+       * generation already moved. */
+      cs->waited = 1;
+    }
+  }
+}
+
+wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
+  const wtp_pool_t* pool = &sp->pool;
+  wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
+  claim_state_t cs = {0, 0, 0, 0};
+  int32_t tid = 0;
+  int have_tid = 0;
+
+  for (;;) {
+    wtp_reason_t reason = WTP_REASON_NONE;
+    int32_t slot = claim(sp, &cs, &reason);
+    if (slot < 0) {
+      if (reason == WTP_REASON_POOL_EXHAUSTED) count(pool, WTP_H_DECLINED);
+      res.reason = reason;
+      return res;
+    }
+    uint32_t s = (uint32_t)slot;
+    _Atomic int32_t* state = sw(pool, s, WTP_S_STATE);
+
+    if (!have_tid) {
+      /* Relaxed: uniqueness comes from the RMW itself; the tid is published
+       * with the slot below. Signed wrap-around is defined for atomics. */
+      tid = atomic_fetch_add_explicit(hw(pool, WTP_H_NEXT_TID), 1,
+                                      memory_order_relaxed);
+      have_tid = 1;
+      if (tid <= 0 || tid > WTP_MAX_TID) {
+        /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
+         * retired meanwhile stays RETIRED (refinement (a)). */
+        int32_t expected = WTP_CLAIMED;
+        atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
+                                                memory_order_seq_cst,
+                                                memory_order_relaxed);
+        bump(pool);
+        res.reason = WTP_REASON_TID_EXHAUSTED;
+        return res;
+      }
+    }
+
+    /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
+     * relaxed stores, published by the release CAS below. */
+    int32_t old_tid = atomic_load_explicit(sw(pool, s, WTP_S_TID),
+                                           memory_order_relaxed);
+    atomic_store_explicit(sw(pool, s, WTP_S_TID), tid, memory_order_relaxed);
+    atomic_store_explicit(sw(pool, s, WTP_S_ARG), start_arg,
+                          memory_order_relaxed);
+    int32_t expected = WTP_CLAIMED;
+    /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take(),
+     * and K1 for the worker parked on the slot word. */
+    if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
+                                                 memory_order_seq_cst,
+                                                 memory_order_relaxed)) {
+      /* Refinement (a): retired (or overwritten) while claimed. Put the
+       * previous last-tid back if our store is still there, keep the tid,
+       * and claim again against the same deadline. */
+      int32_t mine = tid;
+      atomic_compare_exchange_strong_explicit(sw(pool, s, WTP_S_TID), &mine,
+                                              old_tid, memory_order_relaxed,
+                                              memory_order_relaxed);
+      continue;
+    }
+
+    if (is_dispatch(pool, s)) {
+      /* Only an owner gets here (claim_slot re-checks for non-owners). */
+      if (sp->dispatch == NULL ||
+          sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
+        int released;
+        wtp_slot_release_if_running(pool, s, tid, &released);
+        res.reason = WTP_REASON_DISPATCH_FAILED;
+        return res;
+      }
+    } else {
+      /* One server per slot: wake one. */
+      __wtp_unpark_one(sw_plain(pool, s, WTP_S_STATE));
+    }
+    count(pool, WTP_H_SPAWNED);
+    if (cs.waited) count(pool, WTP_H_WAITED);
+    res.tid = tid;
+    res.slot = slot;
+    return res;
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Serving (SDK-CONTRACT 1.6)                                                */
+
+int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
+              wtp_run_cb run, wtp_interrupted_cb interrupted, void* ctx) {
+  if (slot >= pool->max_slots || run == NULL) return WTP_EINVAL;
+  if (os_thread_id != 0) {
+    /* A statistic for the report: relaxed. */
+    atomic_store_explicit(sw(pool, slot, WTP_S_THREAD), os_thread_id,
+                          memory_order_relaxed);
+  }
+  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  for (;;) {
+    /* Relaxed would do for the decision (take() acquires), but the value
+     * parked on must be one the waker's K1 is ordered against: seq_cst is
+     * the same instruction as acquire on x86 and arm64 loads. */
+    int32_t s = atomic_load_explicit(state, memory_order_seq_cst);
+    if (s == WTP_RETIRED) return WTP_SERVE_RETIRED;
+    if (s != WTP_ASSIGNED) {
+      /* PENDING, IDLE, CLAIMED, RUNNING or unknown: wait for a change. No
+       * deadline; __wtp_park slices the wait and polls interrupted(). */
+      if (__wtp_park(sw_plain(pool, slot, WTP_S_STATE), s, UINT64_MAX,
+                     interrupted, ctx) == WTP_PARK_INTERRUPTED) {
+        retire(pool, slot); /* refinement (b) */
+        return WTP_SERVE_INTERRUPTED;
+      }
+      continue;
+    }
+    int32_t tid, arg;
+    if (!take(pool, slot, &tid, &arg)) continue;
+    int rs = run(ctx, tid, arg);
+    if (rs == WTP_RUN_RETIRE) {
+      retire(pool, slot);
+      return WTP_SERVE_RUN_FALSE;
+    }
+    if (rs == WTP_RUN_ERROR) {
+      retire(pool, slot); /* refinement (c) */
+      return WTP_SERVE_RUN_ERROR;
+    }
+    finish(pool, slot);
+  }
+}
