@@ -72,6 +72,237 @@ function timed(fn) {
 }
 
 // ---------------------------------------------------------------------------
+// 1. Bad arguments.
+
+const SPAWN_WAIT_MESSAGE = "spawnWaitMs must be a finite, non-negative number of milliseconds.";
+
+// A pool of every kind a caller could pass by mistake, with the error it
+// must cause: [label, value, errorClass, message pattern].
+const BAD_POOLS = [
+  ["undefined", undefined, TypeError, /^pool must be/],
+  ["null", null, TypeError, /^pool must be/],
+  ["a number", 5, TypeError, /^pool must be/],
+  ["a string", "pool", TypeError, /^pool must be/],
+  ["a function", () => {}, TypeError, /^pool must be/],
+  ["{} (no control)", {}, TypeError, /^pool\.control must be an Int32Array/],
+  ["an array as control", { control: [0, 1, 0, 0, 0, 0, 0, 0] }, TypeError, /^pool\.control must be an Int32Array/],
+  ["a Uint32Array as control", { control: new Uint32Array(new SharedArrayBuffer(64)) }, TypeError, /^pool\.control must be an Int32Array/],
+  ["an Int32Array over an ArrayBuffer", { control: new Int32Array(16), spawnWaitMs: 0 }, TypeError, /^pool\.control must be backed by a SharedArrayBuffer/],
+  ["a 7-word control", { control: new Int32Array(new SharedArrayBuffer(28)), spawnWaitMs: 0 }, RangeError, /^pool\.control must hold at least 8 words/],
+  ["an empty control", { control: new Int32Array(new SharedArrayBuffer(0)), spawnWaitMs: 0 }, RangeError, /^pool\.control must hold at least 8 words/],
+];
+
+// Slot values for a buffer of 2 slots: [label, value, errorClass].
+const BAD_SLOTS = [
+  ["-1", -1, RangeError],
+  ["1.5", 1.5, RangeError],
+  ["NaN", NaN, RangeError],
+  ["2 (the buffer holds 2)", 2, RangeError],
+  ["7 (under a corrupted H_CAPACITY of 1000)", 7, RangeError],
+  ["2^31", 2 ** 31, RangeError],
+  ["2^32", 2 ** 32, RangeError],
+  ["2^53", 2 ** 53, RangeError],
+  ["1e300", 1e300, RangeError],
+  ["Infinity", Infinity, RangeError],
+  ["-Infinity", -Infinity, RangeError],
+  ["-0.5", -0.5, RangeError],
+  ["\"0\"", "0", TypeError],
+  ["undefined", undefined, TypeError],
+  ["null", null, TypeError],
+  ["a BigInt", 0n, TypeError],
+  ["an object", { valueOf: () => 0 }, TypeError],
+];
+
+const BAD_INT32 = [
+  ["\"1\"", "1", TypeError],
+  ["undefined", undefined, TypeError],
+  ["1.5", 1.5, RangeError],
+  ["NaN", NaN, RangeError],
+  ["2^31", 2 ** 31, RangeError],
+  ["-2^31-1", -(2 ** 31) - 1, RangeError],
+  ["1e300", 1e300, RangeError],
+  ["Infinity", Infinity, RangeError],
+];
+
+const NOT_FUNCTIONS = [
+  ["5", 5],
+  ["a string", "run"],
+  ["an object", {}],
+  ["true", true],
+];
+
+// Every function that takes a pool, called with otherwise good arguments.
+const POOL_CALLS = {
+  openWasiThreadPoolSlots: (p) => open(p, 1),
+  armWasiThreadPoolSlot: (p) => arm(p, 0),
+  retireWasiThreadPoolSlot: (p) => retire(p, 0),
+  wasiThreadPoolSlotState: (p) => stateOf(p, 0),
+  wasiThreadPoolLastTid: (p) => lastTid(p, 0),
+  wasiThreadPoolRunningTid: (p) => runningTid(p, 0),
+  releaseWasiThreadPoolSlotIfRunning: (p) => release(p, 0, 1),
+  takeWasiThreadPoolAssignment: (p) => take(p, 0),
+  finishWasiThreadPoolRun: (p) => finish(p, 0),
+  serveWasiThreadPoolSlot: (p) => serve(p, 0, { runThread: () => true }),
+  readWasiThreadPoolReport: (p) => report(p),
+  createWasiThreadPoolSpawn: (p) => createSpawn(p),
+  wasiThreadPoolImplementationOf: (p) => api.wasiThreadPoolImplementationOf(p),
+};
+
+// Every function that takes a slot, called with otherwise good arguments.
+const SLOT_CALLS = {
+  armWasiThreadPoolSlot: (p, s) => arm(p, s),
+  retireWasiThreadPoolSlot: (p, s) => retire(p, s),
+  wasiThreadPoolSlotState: (p, s) => stateOf(p, s),
+  wasiThreadPoolLastTid: (p, s) => lastTid(p, s),
+  wasiThreadPoolRunningTid: (p, s) => runningTid(p, s),
+  releaseWasiThreadPoolSlotIfRunning: (p, s) => release(p, s, 1),
+  takeWasiThreadPoolAssignment: (p, s) => take(p, s),
+  finishWasiThreadPoolRun: (p, s) => finish(p, s),
+  serveWasiThreadPoolSlot: (p, s) => serve(p, s, { runThread: () => true }),
+};
+
+// The other arguments: [function, label, call, errorClass, pattern].
+function otherArgumentCases() {
+  const cases = [];
+  for (const [label, value, cls] of BAD_INT32) {
+    cases.push(["openWasiThreadPoolSlots", `count ${label}`, (p) => open(p, value), cls, /^count must be/]);
+    cases.push(["releaseWasiThreadPoolSlotIfRunning", `tid ${label}`, (p) => release(p, 0, value), cls, /^tid must be/]);
+    if (value !== undefined) {
+      cases.push(["serveWasiThreadPoolSlot", `osThreadId ${label}`,
+        (p) => serve(p, 0, { runThread: () => true, osThreadId: value }), cls, /^osThreadId must be/]);
+    }
+  }
+  for (const [label, value] of [...NOT_FUNCTIONS, ["undefined", undefined], ["null", null]]) {
+    cases.push(["serveWasiThreadPoolSlot", `runThread ${label}`,
+      (p) => serve(p, 0, { runThread: value }), TypeError, /^runThread must be a function/]);
+  }
+  for (const [label, value] of NOT_FUNCTIONS) {
+    cases.push(["createWasiThreadPoolSpawn", `grow ${label}`,
+      (p) => createSpawn(p, { owner: true, grow: value }), TypeError, /^grow must be a function/]);
+    cases.push(["createWasiThreadPoolSpawn", `dispatchMessage ${label}`,
+      (p) => createSpawn(p, { owner: true, dispatchMessage: value }), TypeError, /^dispatchMessage must be a function/]);
+  }
+  for (const [label, value] of [["5", 5], ["a string", "x"], ["true", true]]) {
+    cases.push(["armWasiThreadPoolSlot", `options ${label}`, (p) => arm(p, 0, value), TypeError, /^options must be an object/]);
+    cases.push(["serveWasiThreadPoolSlot", `options ${label}`, (p) => serve(p, 0, value), TypeError, /^options must be an object/]);
+    cases.push(["createWasiThreadPoolSpawn", `options ${label}`, (p) => createSpawn(p, value), TypeError, /^options must be an object/]);
+  }
+  for (const [label, value] of [["NaN", NaN], ["-1", -1], ["Infinity", Infinity], ["\"10\"", "10"], ["undefined", undefined]]) {
+    cases.push(["createWasiThreadPoolSpawn", `a descriptor with spawnWaitMs ${label}`,
+      (p) => createSpawn({ control: p.control, spawnWaitMs: value }), RangeError,
+      new RegExp(`^pool\\.${SPAWN_WAIT_MESSAGE.replace(/\./g, "\\.")}$`)]);
+  }
+  return cases;
+}
+
+// Asserts that `call` throws `cls` with a message matching `pattern`.
+function assertThrowsNamed(call, cls, pattern) {
+  assert.throws(call, (error) => {
+    assert.ok(error instanceof cls, `${error?.name}: ${error?.message} is not a ${cls.name}`);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+for (const impl of IMPLEMENTATIONS) {
+  describe(`bad arguments [${impl}]`, () => {
+    // A pool with some history, so that "untouched" means something: slot 0
+    // holds an assigned thread, slot 1 is idle.
+    function livePool() {
+      const pool = armedPool(impl, 2, 0);
+      createSpawn(pool)(5);
+      return pool;
+    }
+    // For serve: every slot retired, so that an argument that slipped
+    // through validation returns at once instead of blocking the test.
+    function retiredPool() {
+      const pool = livePool();
+      retire(pool, 0);
+      retire(pool, 1);
+      return pool;
+    }
+    const poolFor = (name) => (name === "serveWasiThreadPoolSlot" ? retiredPool() : livePool());
+
+    // Runs `call` on a fresh pool and checks the error and that the buffer
+    // is exactly as it was.
+    function check(name, call, cls, pattern) {
+      const pool = poolFor(name);
+      pool.control[H_CAPACITY] = 1000; // corrupted: the buffer holds 2 slots
+      const before = Array.from(pool.control);
+      assertThrowsNamed(() => call(pool), cls, pattern);
+      assert.deepEqual(Array.from(pool.control), before, "the pool is untouched");
+    }
+
+    for (const [name, call] of Object.entries(POOL_CALLS)) {
+      it(`${name}: a bad pool throws, naming pool or pool.control`, () => {
+        for (const [label, value, cls, pattern] of BAD_POOLS) {
+          try {
+            assertThrowsNamed(() => call(value), cls, pattern);
+          } catch (error) {
+            error.message = `pool ${label}: ${error.message}`;
+            throw error;
+          }
+        }
+      });
+    }
+
+    for (const [name, call] of Object.entries(SLOT_CALLS)) {
+      it(`${name}: a bad slot throws, naming slot; the pool is untouched`, () => {
+        for (const [label, value, cls] of BAD_SLOTS) {
+          const pattern = cls === TypeError ? /^slot must be a number/ : /^slot must be an integer in \[0, 2\)/;
+          try {
+            check(name, (p) => call(p, value), cls, pattern);
+          } catch (error) {
+            error.message = `slot ${label}: ${error.message}`;
+            throw error;
+          }
+        }
+      });
+    }
+
+    const byFunction = new Map();
+    for (const [name, label, call, cls, pattern] of otherArgumentCases()) {
+      if (!byFunction.has(name)) byFunction.set(name, []);
+      byFunction.get(name).push([label, call, cls, pattern]);
+    }
+    for (const [name, cases] of byFunction) {
+      it(`${name}: bad ${[...new Set(cases.map(([l]) => l.split(" ")[0]))].join(", ")} throw, naming the argument`, () => {
+        for (const [label, call, cls, pattern] of cases) {
+          try {
+            check(name, call, cls, pattern);
+          } catch (error) {
+            error.message = `${label}: ${error.message}`;
+            throw error;
+          }
+        }
+      });
+    }
+
+    it("createWasiThreadPool: a bad capacity throws the SDK's RangeError", () => {
+      for (const capacity of [-1, 1.5, NaN, "4", undefined, null, Infinity, 4n, 2 ** 53]) {
+        assertThrowsNamed(() => createPool(impl, { capacity }), RangeError, /capacity must be/);
+      }
+      assertThrowsNamed(() => createPool(impl, { capacity: -1 }), RangeError,
+        /^pool capacity must be a non-negative integer\.$/);
+    });
+
+    it("createWasiThreadPool: a bad spawnWaitMs throws the SDK's RangeError", () => {
+      for (const spawnWaitMs of [NaN, -1, Infinity, "10"]) {
+        assert.throws(() => createPool(impl, { capacity: 1, spawnWaitMs }),
+          (error) => error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE);
+      }
+    });
+
+    it("createWasiThreadPool: an unknown implementation throws, naming it", () => {
+      for (const implementation of ["wasm", "JS", 1]) {
+        assertThrowsNamed(() => api.createWasiThreadPool({ capacity: 1, implementation }),
+          RangeError, /implementation must be/);
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
 // 2. Corrupted buffers.
 
 const workers = new Set();
