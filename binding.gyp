@@ -1,0 +1,40 @@
+{
+  "targets": [
+    {
+      "target_name": "wasi_thread_pool",
+      "sources": [
+        "src/binding.c",
+        "src/wtp_pool.c",
+        "src/wtp_park.c"
+      ],
+      "defines": ["NAPI_VERSION=8"],
+      "conditions": [
+        ["OS=='linux'", {
+          "sources": ["src/wait_linux.c"],
+          "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
+        }],
+        ["OS=='mac'", {
+          "sources": ["src/wait_darwin.c"],
+          "xcode_settings": {
+            "GCC_C_LANGUAGE_STANDARD": "c11",
+            "OTHER_CFLAGS": ["-O2", "-Wall", "-Wextra"],
+            "MACOSX_DEPLOYMENT_TARGET": "10.15"
+          }
+        }],
+        ["OS=='win'", {
+          "sources": ["src/wait_windows.c"],
+          "libraries": ["Synchronization.lib"],
+          "msvs_settings": {
+            "VCCLCompilerTool": {
+              "AdditionalOptions": ["/std:c11", "/experimental:c11atomics"]
+            }
+          }
+        }],
+        ["OS not in ('linux', 'mac', 'win')", {
+          "sources": ["src/wait_portable.c"],
+          "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra"]
+        }]
+      ]
+    }
+  ]
+}

@@ -1,0 +1,247 @@
+// The public pool API, by the SDK's names, over two implementations.
+//
+// The implementation is a property of the pool, recorded in its H_IMPL word
+// when the pool is created: JavaScript Atomics (the JS twin, lib/pool-js.js)
+// or the native core (the addon). The two wait mechanisms never wake each
+// other, so every function reads the pool's tag and follows it, whatever
+// thread calls it, and a thread that cannot honour the tag (no addon here)
+// throws instead of waiting on the wrong mechanism.
+//
+// lib/pool.js builds this API with the addon (Node); lib/pool.browser.js
+// without it.
+
+import * as twin from "./pool-js.js";
+import {
+  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+  H_IMPL,
+  HEADER_WORDS,
+  IMPL_JS,
+  IMPL_NATIVE,
+  REASONS,
+  SLOT_WORDS,
+  WASI_THREAD_POOL_PROTOCOL,
+  WASI_THREAD_POOL_SLOT,
+} from "./layout.js";
+import {
+  checkCapacity,
+  checkFunction,
+  checkInt32,
+  checkOptionalFunction,
+  checkOptions,
+  checkPool,
+  checkPoolSpawnWaitMs,
+  checkSlot,
+  resolveSpawnWaitMs,
+} from "./validate.js";
+
+const ENV_OVERRIDE = "WASI_THREAD_POOL_IMPLEMENTATION";
+
+// native: { binding, error, path } from lib/binding.js, or null (browsers).
+// env: the environment variables to read the override from, or null.
+export function createPoolApi({ native = null, env = null } = {}) {
+  const addon = native?.binding ?? null;
+
+  // One addon handle per typed array and thread: a handle caches the data
+  // pointer so that calls skip the typed-array inspection.
+  const handles = new WeakMap();
+  function handleOf(control) {
+    let handle = handles.get(control);
+    if (handle === undefined) {
+      handle = addon.open(control);
+      handles.set(control, handle);
+    }
+    return handle;
+  }
+
+  function nativeUnavailable() {
+    const why = native?.error ?? "the native addon is not available in this runtime";
+    return new Error(
+      `wasi-thread-pool: this pool uses native waits, but the addon is not loaded in this thread (${why}). ` +
+        'Create the pool with implementation: "js" to share it with threads that cannot load the addon.',
+    );
+  }
+
+  // true for a native pool, false for a JS one; throws for an unknown tag.
+  function isNative(control) {
+    const tag = control[H_IMPL];
+    if (tag === IMPL_NATIVE) {
+      if (addon === null) throw nativeUnavailable();
+      return true;
+    }
+    if (tag === IMPL_JS) return false;
+    throw new Error(
+      `wasi-thread-pool: pool.control word ${H_IMPL} holds ${tag}, which names no wait mechanism; the pool header was overwritten.`,
+    );
+  }
+
+  function defaultImplementation() {
+    const requested = env?.[ENV_OVERRIDE];
+    if (requested !== undefined && requested !== "") {
+      if (requested !== "js" && requested !== "native") {
+        return { implementation: null, reason: `${ENV_OVERRIDE}=${requested} is neither "js" nor "native"` };
+      }
+      return { implementation: requested, reason: `${ENV_OVERRIDE}=${requested}` };
+    }
+    if (addon !== null) return { implementation: "native", reason: `the native addon loaded from ${native.path}` };
+    if (native === null) return { implementation: "js", reason: "this runtime has no native addon (browser build)" };
+    return { implementation: "js", reason: `the native addon did not load: ${native.error}` };
+  }
+
+  function getWasiThreadPoolImplementation() {
+    const { implementation, reason } = defaultImplementation();
+    return {
+      implementation: implementation ?? "js",
+      reason,
+      native: { available: addon !== null, error: addon !== null ? null : (native?.error ?? "no native addon in this runtime") },
+    };
+  }
+
+  function chooseImplementation(requested) {
+    if (requested === undefined || requested === null) {
+      const chosen = defaultImplementation();
+      if (chosen.implementation === null) throw new RangeError(`${chosen.reason}.`);
+      requested = chosen.implementation;
+    } else if (requested !== "js" && requested !== "native") {
+      throw new RangeError('implementation must be "native" or "js".');
+    }
+    if (requested === "native" && addon === null) {
+      throw new Error(`wasi-thread-pool: the native implementation was requested, but ${native === null ? "this runtime has no native addon" : `the addon did not load: ${native.error}`}.`);
+    }
+    return requested;
+  }
+
+  function createWasiThreadPool({ capacity, spawnWaitMs, implementation } = {}) {
+    checkCapacity(capacity);
+    const waitMs = resolveSpawnWaitMs(spawnWaitMs);
+    const chosen = chooseImplementation(implementation);
+    const control = new Int32Array(new SharedArrayBuffer(4 * (HEADER_WORDS + SLOT_WORDS * capacity)));
+    if (chosen === "native") addon.format(handleOf(control), capacity, IMPL_NATIVE);
+    else twin.formatWasiThreadPool(control, capacity);
+    return { control, spawnWaitMs: waitMs };
+  }
+
+  function wasiThreadPoolImplementationOf(pool) {
+    return isNative(checkPool(pool)) ? "native" : "js";
+  }
+
+  function openWasiThreadPoolSlots(pool, count) {
+    const control = checkPool(pool);
+    checkInt32(count, "count");
+    if (isNative(control)) addon.openSlots(handleOf(control), count);
+    else twin.openWasiThreadPoolSlots(pool, count);
+  }
+
+  function armWasiThreadPoolSlot(pool, slot, options) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    const { messageDispatch = false } = checkOptions(options, "options");
+    const dispatch = Boolean(messageDispatch);
+    if (isNative(control)) addon.arm(handleOf(control), slot, dispatch);
+    else twin.armWasiThreadPoolSlot(pool, slot, { messageDispatch: dispatch });
+  }
+
+  function retireWasiThreadPoolSlot(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    if (isNative(control)) addon.retire(handleOf(control), slot);
+    else twin.retireWasiThreadPoolSlot(pool, slot);
+  }
+
+  function wasiThreadPoolSlotState(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    return isNative(control) ? addon.slotState(handleOf(control), slot) : twin.wasiThreadPoolSlotState(pool, slot);
+  }
+
+  function wasiThreadPoolLastTid(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    return isNative(control) ? addon.lastTid(handleOf(control), slot) : twin.wasiThreadPoolLastTid(pool, slot);
+  }
+
+  function wasiThreadPoolRunningTid(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    return isNative(control) ? addon.runningTid(handleOf(control), slot) : twin.wasiThreadPoolRunningTid(pool, slot);
+  }
+
+  function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    checkInt32(tid, "tid");
+    return isNative(control)
+      ? addon.release(handleOf(control), slot, tid)
+      : twin.releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
+  }
+
+  function takeWasiThreadPoolAssignment(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    return isNative(control) ? addon.take(handleOf(control), slot) : twin.takeWasiThreadPoolAssignment(pool, slot);
+  }
+
+  function finishWasiThreadPoolRun(pool, slot) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    if (isNative(control)) addon.finish(handleOf(control), slot);
+    else twin.finishWasiThreadPoolRun(pool, slot);
+  }
+
+  // Blocks the calling thread until the slot is retired (or, native only,
+  // until this thread's environment stops: see src/binding.c).
+  function serveWasiThreadPoolSlot(pool, slot, options) {
+    const control = checkPool(pool);
+    checkSlot(control, slot);
+    const { runThread, osThreadId = 0 } = checkOptions(options, "options");
+    checkFunction(runThread, "runThread");
+    checkInt32(osThreadId, "osThreadId");
+    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId);
+    else twin.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId });
+  }
+
+  function readWasiThreadPoolReport(pool) {
+    const control = checkPool(pool);
+    return isNative(control) ? addon.report(handleOf(control)) : twin.readWasiThreadPoolReport(pool);
+  }
+
+  function createWasiThreadPoolSpawn(pool, options) {
+    const control = checkPool(pool);
+    checkPoolSpawnWaitMs(pool);
+    const opts = checkOptions(options, "options");
+    const owner = Boolean(opts.owner);
+    const grow = checkOptionalFunction(opts.grow, "grow");
+    const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
+    if (!isNative(control)) return twin.createWasiThreadPoolSpawn(pool, { owner, grow, dispatchMessage });
+
+    const out = new Int32Array(1);
+    const spawner = addon.createSpawner(handleOf(control), pool.spawnWaitMs, owner, grow, dispatchMessage, out);
+    const spawn = addon.spawn;
+    return function spawnWasiThread(startArg) {
+      const result = spawn(spawner, startArg | 0);
+      if (result > 0) return { tid: result, slot: out[0], reason: null };
+      return { tid: -1, slot: -1, reason: REASONS[-result] ?? "pool-exhausted" };
+    };
+  }
+
+  return {
+    WASI_THREAD_POOL_PROTOCOL,
+    WASI_THREAD_POOL_SLOT,
+    DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+    resolveSpawnWaitMs,
+    createWasiThreadPool,
+    openWasiThreadPoolSlots,
+    armWasiThreadPoolSlot,
+    retireWasiThreadPoolSlot,
+    wasiThreadPoolSlotState,
+    wasiThreadPoolLastTid,
+    wasiThreadPoolRunningTid,
+    releaseWasiThreadPoolSlotIfRunning,
+    takeWasiThreadPoolAssignment,
+    finishWasiThreadPoolRun,
+    serveWasiThreadPoolSlot,
+    readWasiThreadPoolReport,
+    createWasiThreadPoolSpawn,
+    getWasiThreadPoolImplementation,
+    wasiThreadPoolImplementationOf,
+  };
+}

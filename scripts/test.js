@@ -1,0 +1,41 @@
+// npm test: every suite of the package, in order, stopping at nothing so
+// that one run shows every failure; exits non-zero if any step failed.
+//
+//   1. make check in test/c, test/model and test/fuzz (C core, protocol
+//      model, bounded fuzzing), where the folder has a Makefile
+//   2. the guest build, if the guest build script exists
+//   3. node --test over test/*.test.js (last, so its summary closes the run)
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const failed = [];
+
+function step(name, command, args) {
+  console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const ok = result.status === 0;
+  console.log(`=== ${name}: ${ok ? "ok" : "FAILED"} in ${seconds} s`);
+  if (!ok) failed.push(name);
+}
+
+for (const dir of ["test/c", "test/model", "test/fuzz"]) {
+  if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
+}
+if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "bash", ["scripts/build-guest.sh"]);
+
+const files = readdirSync(join(root, "test"))
+  .filter((f) => f.endsWith(".test.js"))
+  .sort()
+  .map((f) => join("test", f));
+step("node tests", process.execPath, ["--test", "--test-concurrency=1", ...files]);
+
+if (failed.length > 0) {
+  console.log(`\nfailed steps: ${failed.join(", ")}`);
+  process.exit(1);
+}

@@ -1,0 +1,881 @@
+/* binding.c: Node-API glue over the protocol core (wtp.h).
+ *
+ * Glue only: argument checks, handle objects, and the three callbacks the
+ * core makes into JavaScript (grow, dispatchMessage, runThread). Every
+ * protocol decision lives in wtp_pool.c.
+ *
+ * ## Handles
+ *
+ * open(control) checks that control is an Int32Array over a SharedArrayBuffer
+ * and returns an external holding a wtp_pool_t view of its words plus a
+ * strong reference to the typed array, so the memory outlives every C pointer
+ * into it. lib/pool-api.js caches one handle per typed array, so a hot call
+ * costs one external unwrap instead of a typed-array inspection.
+ *
+ * A spawner external holds one wtp_spawner_t (the SDK's per-thread spawn
+ * closure) and references to its callbacks and its result array.
+ *
+ * ## Leaving a native wait
+ *
+ * V8 cannot interrupt a thread blocked in C: worker.terminate() would wait
+ * for the futex, and the process's exit joins every worker. The core polls
+ * interrupted() between bounded wait slices; ours answers yes when
+ *   - this thread's Node environment is stopping: calling a no-op function
+ *     then fails with napi_pending_exception while no exception is pending
+ *     (Node refuses to enter JavaScript in a stopping environment), or
+ *   - interruptAll() ran: lib/binding.js calls it from the main thread's
+ *     process "exit" event, because the process's teardown joins workers one
+ *     after another and one slice each would add up. interruptAll() also
+ *     wakes every registered serve loop at once.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <node_api.h>
+#include <uv.h>
+
+#include "wtp.h"
+#include "wtp_park.h"
+
+/* ## Errors
+ *
+ * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and
+ * returns NULL from the calling function (a JS exception is then pending).
+ * A call that failed because JavaScript already threw leaves that exception
+ * in place. */
+#define WTP_NAPI_CALL(env, call)                                              \
+  do {                                                                        \
+    napi_status wtp_status_ = (call);                                         \
+    if (wtp_status_ != napi_ok) {                                             \
+      throw_napi_failure((env), #call, wtp_status_);                          \
+      return NULL;                                                            \
+    }                                                                         \
+  } while (0)
+
+static void throw_napi_failure(napi_env env, const char* call,
+                               napi_status status) {
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) return;
+  const napi_extended_error_info* info = NULL;
+  napi_get_last_error_info(env, &info);
+  char message[256];
+  snprintf(message, sizeof(message), "wasi-thread-pool: %s failed: %s (%d)",
+           call,
+           info != NULL && info->error_message != NULL ? info->error_message
+                                                       : "unknown error",
+           (int)status);
+  napi_throw_error(env, NULL, message);
+}
+
+/* Argument errors are TypeError (wrong kind of value) or RangeError (right
+ * kind, out of range); both name the argument. They return NULL so that a
+ * caller can write `return type_error(...)`. */
+static napi_value type_error(napi_env env, const char* message) {
+  napi_throw_type_error(env, NULL, message);
+  return NULL;
+}
+
+static napi_value range_error(napi_env env, const char* message) {
+  napi_throw_range_error(env, NULL, message);
+  return NULL;
+}
+
+/* Type tags tell our externals apart from any other external a caller might
+ * pass. Values are random; they only need to be unique to this addon. */
+static const napi_type_tag pool_tag = {0x8f2a6c1de4b35a07ULL,
+                                       0x51c0e9b3a7d24f68ULL};
+static const napi_type_tag spawner_tag = {0x3e7d90b1c52f4a86ULL,
+                                          0xa2146fd8e03b7c95ULL};
+
+typedef struct pool_handle {
+  wtp_pool_t pool;
+  napi_ref control_ref; /* keeps the Int32Array (and its buffer) alive */
+} pool_handle_t;
+
+typedef struct spawner_handle {
+  wtp_spawner_t core;
+  napi_env env;
+  napi_ref pool_ref;     /* the pool handle external: keeps the words alive */
+  napi_ref grow_ref;     /* NULL when the pool does not grow */
+  napi_ref dispatch_ref; /* NULL when there is no dispatchMessage */
+  napi_ref out_ref;      /* Int32Array(1) receiving the slot of a spawn */
+  int32_t* out;
+} spawner_handle_t;
+
+/* ## Interrupting native waits
+ *
+ * interrupt_all: 0 until interruptAll() runs, then 1 for good. Written with
+ * release by interruptAll, read with acquire by interrupted(); a reader that
+ * misses the store sees it one wait slice later at most, because the serve
+ * loops are also woken through the registry below.
+ *
+ * serving: every serve loop in the process registers the word it parks on,
+ * so interruptAll() can wake it. Guarded by serving_lock; touched twice per
+ * serve call (it lasts a worker's life), never per thread run. */
+static atomic_int interrupt_all = 0;
+
+typedef struct serve_entry {
+  int32_t* word;
+  struct serve_entry* prev;
+  struct serve_entry* next;
+} serve_entry_t;
+
+static uv_once_t serving_once = UV_ONCE_INIT;
+static uv_mutex_t serving_lock;
+static serve_entry_t* serving = NULL;
+
+static void serving_init(void) {
+  if (uv_mutex_init(&serving_lock) != 0) abort();
+}
+
+static void serving_add(serve_entry_t* e) {
+  uv_once(&serving_once, serving_init);
+  uv_mutex_lock(&serving_lock);
+  e->prev = NULL;
+  e->next = serving;
+  if (serving != NULL) serving->prev = e;
+  serving = e;
+  uv_mutex_unlock(&serving_lock);
+}
+
+static void serving_remove(serve_entry_t* e) {
+  uv_mutex_lock(&serving_lock);
+  if (e->prev != NULL) e->prev->next = e->next;
+  else serving = e->next;
+  if (e->next != NULL) e->next->prev = e->prev;
+  uv_mutex_unlock(&serving_lock);
+}
+
+/* Per-environment data: the no-op function used to ask Node whether this
+ * environment may still run JavaScript. */
+typedef struct env_data {
+  napi_ref noop_ref;
+} env_data_t;
+
+static napi_value noop(napi_env env, napi_callback_info info) {
+  (void)env;
+  (void)info;
+  return NULL;
+}
+
+/* The core's interrupted() callback; ctx is the napi_env. */
+static int env_interrupted(void* ctx) {
+  napi_env env = (napi_env)ctx;
+  /* acquire: pairs with the release store in interruptAll. */
+  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;
+  env_data_t* data = NULL;
+  if (napi_get_instance_data(env, (void**)&data) != napi_ok || data == NULL)
+    return 0;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
+  napi_value fn, recv, result;
+  int stopping = 1;
+  if (napi_get_reference_value(env, data->noop_ref, &fn) == napi_ok &&
+      napi_get_undefined(env, &recv) == napi_ok) {
+    napi_status status = napi_call_function(env, recv, fn, 0, NULL, &result);
+    stopping = status != napi_ok;
+  }
+  napi_close_handle_scope(env, scope);
+  return stopping;
+}
+
+/* ## Argument helpers */
+
+static bool get_int32_arg(napi_env env, napi_value v, int32_t* out) {
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok || type != napi_number)
+    return false;
+  double d;
+  if (napi_get_value_double(env, v, &d) != napi_ok) return false;
+  if (!(d >= INT32_MIN && d <= INT32_MAX) || d != floor(d)) return false;
+  *out = (int32_t)d;
+  return true;
+}
+
+/* An index is an integer in [0, limit). -1 on a wrong type, -2 on range. */
+static int get_index_arg(napi_env env, napi_value v, uint32_t limit,
+                         uint32_t* out) {
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok || type != napi_number) return -1;
+  double d;
+  if (napi_get_value_double(env, v, &d) != napi_ok) return -1;
+  if (!(d >= 0 && d < (double)limit) || d != floor(d)) return -2;
+  *out = (uint32_t)d;
+  return 0;
+}
+
+static bool is_function(napi_env env, napi_value v) {
+  napi_valuetype type;
+  return napi_typeof(env, v, &type) == napi_ok && type == napi_function;
+}
+
+static bool is_nullish(napi_env env, napi_value v) {
+  napi_valuetype type;
+  return napi_typeof(env, v, &type) == napi_ok &&
+         (type == napi_undefined || type == napi_null);
+}
+
+static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
+  bool ok = false;
+  napi_valuetype type;
+  if (napi_typeof(env, v, &type) != napi_ok || type != napi_external)
+    return NULL;
+  if (napi_check_object_type_tag(env, v, &pool_tag, &ok) != napi_ok || !ok)
+    return NULL;
+  void* data = NULL;
+  if (napi_get_value_external(env, v, &data) != napi_ok) return NULL;
+  return (pool_handle_t*)data;
+}
+
+/* Unwraps the pool handle argument, throwing a TypeError naming it. */
+#define UNWRAP_POOL(env, value, out)                                          \
+  do {                                                                        \
+    (out) = unwrap_pool((env), (value));                                      \
+    if ((out) == NULL) return type_error((env), "pool handle is not a pool"); \
+  } while (0)
+
+#define GET_SLOT(env, handle, value, out)                                     \
+  do {                                                                        \
+    int wtp_r_ = get_index_arg((env), (value), (handle)->pool.max_slots,      \
+                               &(out));                                       \
+    if (wtp_r_ == -1) return type_error((env), "slot must be a number");      \
+    if (wtp_r_ == -2)                                                         \
+      return range_error((env),                                               \
+                         "slot must be an integer within the pool buffer");   \
+  } while (0)
+
+#define GET_ARGS(env, info, n, argv)                                          \
+  do {                                                                        \
+    size_t wtp_argc_ = (n);                                                   \
+    WTP_NAPI_CALL((env), napi_get_cb_info((env), (info), &wtp_argc_, (argv),  \
+                                          NULL, NULL));                       \
+  } while (0)
+
+static napi_value make_int32(napi_env env, int32_t v) {
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_int32(env, v, &out));
+  return out;
+}
+
+static napi_value make_bool(napi_env env, bool v) {
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_get_boolean(env, v, &out));
+  return out;
+}
+
+static napi_value make_undefined(napi_env env) {
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_get_undefined(env, &out));
+  return out;
+}
+
+/* ## Pool handles */
+
+static void pool_finalize(napi_env env, void* data, void* hint) {
+  (void)hint;
+  pool_handle_t* h = (pool_handle_t*)data;
+  napi_delete_reference(env, h->control_ref);
+  free(h);
+}
+
+/* open(control: Int32Array over a SharedArrayBuffer) -> pool handle */
+static napi_value js_open(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  bool is_typedarray = false;
+  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[0], &is_typedarray));
+  if (!is_typedarray)
+    return type_error(env, "pool.control must be an Int32Array");
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  napi_value buffer;
+  size_t offset;
+  WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[0], &type, &length,
+                                              &data, &buffer, &offset));
+  if (type != napi_int32_array)
+    return type_error(env, "pool.control must be an Int32Array");
+  /* A typed array's buffer is an ArrayBuffer or a SharedArrayBuffer, and
+   * Node-API (before Node 22.21) only recognises the former. */
+  bool is_plain = false;
+  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, buffer, &is_plain));
+  if (is_plain)
+    return type_error(env,
+                      "pool.control must be backed by a SharedArrayBuffer");
+  if (length < WTP_HEADER_WORDS || data == NULL)
+    return range_error(env, "pool.control is shorter than the pool header");
+  if (length > UINT32_MAX) length = UINT32_MAX;
+
+  pool_handle_t* h = calloc(1, sizeof(*h));
+  if (h == NULL) {
+    napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
+    return NULL;
+  }
+  if (wtp_pool_init(&h->pool, (int32_t*)data, length) != WTP_OK) {
+    free(h);
+    return range_error(env, "pool.control is shorter than the pool header");
+  }
+  napi_value external;
+  napi_status status =
+      napi_create_reference(env, argv[0], 1, &h->control_ref);
+  if (status != napi_ok) {
+    free(h);
+    throw_napi_failure(env, "napi_create_reference(control)", status);
+    return NULL;
+  }
+  status = napi_create_external(env, h, pool_finalize, NULL, &external);
+  if (status != napi_ok) {
+    napi_delete_reference(env, h->control_ref);
+    free(h);
+    throw_napi_failure(env, "napi_create_external(pool)", status);
+    return NULL;
+  }
+  WTP_NAPI_CALL(env, napi_type_tag_object(env, external, &pool_tag));
+  return external;
+}
+
+/* format(handle, capacity, implTag) */
+static napi_value js_format(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  GET_ARGS(env, info, 3, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t capacity;
+  int r = get_index_arg(env, argv[1], h->pool.max_slots + 1, &capacity);
+  if (r == -1) return type_error(env, "capacity must be a number");
+  if (r == -2)
+    return range_error(env, "capacity must fit in the pool buffer");
+  int32_t impl;
+  if (!get_int32_arg(env, argv[2], &impl))
+    return type_error(env, "implementation tag must be an int32");
+  if (wtp_pool_format(&h->pool, capacity, impl) != WTP_OK)
+    return range_error(env, "capacity must fit in the pool buffer");
+  return make_undefined(env);
+}
+
+/* openSlots(handle, count) */
+static napi_value js_open_slots(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  int32_t count;
+  if (!get_int32_arg(env, argv[1], &count))
+    return type_error(env, "count must be an int32");
+  wtp_pool_open_slots(&h->pool, count);
+  return make_undefined(env);
+}
+
+/* arm(handle, slot, messageDispatch) */
+static napi_value js_arm(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  GET_ARGS(env, info, 3, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  bool md = false;
+  napi_valuetype type;
+  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
+  if (type == napi_boolean)
+    WTP_NAPI_CALL(env, napi_get_value_bool(env, argv[2], &md));
+  else if (type != napi_undefined)
+    return type_error(env, "messageDispatch must be a boolean");
+  wtp_slot_arm(&h->pool, slot, md);
+  return make_undefined(env);
+}
+
+/* retire(handle, slot) */
+static napi_value js_retire(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  wtp_slot_retire(&h->pool, slot);
+  return make_undefined(env);
+}
+
+/* slotState / lastTid / runningTid (handle, slot) */
+static napi_value js_slot_state(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  int32_t v = 0;
+  wtp_slot_state(&h->pool, slot, &v);
+  return make_int32(env, v);
+}
+
+static napi_value js_last_tid(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  int32_t v = 0;
+  wtp_slot_last_tid(&h->pool, slot, &v);
+  return make_int32(env, v);
+}
+
+static napi_value js_running_tid(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  int32_t v = 0;
+  wtp_slot_running_tid(&h->pool, slot, &v);
+  if (v == 0) {
+    napi_value null_value;
+    WTP_NAPI_CALL(env, napi_get_null(env, &null_value));
+    return null_value;
+  }
+  return make_int32(env, v);
+}
+
+/* release(handle, slot, tid) -> boolean */
+static napi_value js_release(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  GET_ARGS(env, info, 3, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  int32_t tid;
+  if (!get_int32_arg(env, argv[2], &tid))
+    return type_error(env, "tid must be an int32");
+  int released = 0;
+  wtp_slot_release_if_running(&h->pool, slot, tid, &released);
+  return make_bool(env, released != 0);
+}
+
+/* take(handle, slot) -> {tid, startArg} | null */
+static napi_value js_take(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  int taken = 0;
+  int32_t tid = 0, arg = 0;
+  wtp_slot_take(&h->pool, slot, &taken, &tid, &arg);
+  napi_value out;
+  if (!taken) {
+    WTP_NAPI_CALL(env, napi_get_null(env, &out));
+    return out;
+  }
+  WTP_NAPI_CALL(env, napi_create_object(env, &out));
+  napi_value v = make_int32(env, tid);
+  if (v == NULL) return NULL;
+  WTP_NAPI_CALL(env, napi_set_named_property(env, out, "tid", v));
+  v = make_int32(env, arg);
+  if (v == NULL) return NULL;
+  WTP_NAPI_CALL(env, napi_set_named_property(env, out, "startArg", v));
+  return out;
+}
+
+/* finish(handle, slot) */
+static napi_value js_finish(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  wtp_slot_finish(&h->pool, slot);
+  return make_undefined(env);
+}
+
+/* report(handle) -> {spawned, waited, declined, slots, active, idle, workers} */
+static napi_value js_report(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  wtp_report_t r;
+  wtp_pool_report(&h->pool, &r);
+  const struct {
+    const char* name;
+    double value;
+  } fields[] = {
+      {"spawned", r.spawned}, {"waited", r.waited}, {"declined", r.declined},
+      {"slots", r.slots},     {"active", r.active}, {"idle", r.idle},
+      {"workers", r.workers},
+  };
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_object(env, &out));
+  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+    napi_value v;
+    WTP_NAPI_CALL(env, napi_create_double(env, fields[i].value, &v));
+    WTP_NAPI_CALL(env, napi_set_named_property(env, out, fields[i].name, v));
+  }
+  return out;
+}
+
+/* ## Spawners */
+
+/* Calls a referenced JS callback with int32 arguments. Returns 0 when it
+ * returned normally, -1 when it threw or could not be called; a thrown
+ * exception is cleared, because the SDK turns a throwing grow() or
+ * dispatchMessage() into a decline reason, not an error. */
+static int call_callback(napi_env env, napi_ref ref, size_t argc,
+                         const int32_t* args) {
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return -1;
+  int rc = -1;
+  napi_value fn, recv, argv[3], result;
+  if (argc <= 3 && napi_get_reference_value(env, ref, &fn) == napi_ok &&
+      napi_get_undefined(env, &recv) == napi_ok) {
+    size_t i = 0;
+    for (; i < argc; i++)
+      if (napi_create_int32(env, args[i], &argv[i]) != napi_ok) break;
+    if (i == argc &&
+        napi_call_function(env, recv, fn, argc, argv, &result) == napi_ok)
+      rc = 0;
+  }
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+    napi_value ignored;
+    napi_get_and_clear_last_exception(env, &ignored);
+  }
+  napi_close_handle_scope(env, scope);
+  return rc;
+}
+
+static int spawner_grow(void* ctx, uint32_t slot) {
+  spawner_handle_t* s = (spawner_handle_t*)ctx;
+  int32_t args[1] = {(int32_t)slot};
+  return call_callback(s->env, s->grow_ref, 1, args);
+}
+
+static int spawner_dispatch(void* ctx, uint32_t slot, int32_t tid,
+                            int32_t arg) {
+  spawner_handle_t* s = (spawner_handle_t*)ctx;
+  int32_t args[3] = {(int32_t)slot, tid, arg};
+  return call_callback(s->env, s->dispatch_ref, 3, args);
+}
+
+static int spawner_interrupted(void* ctx) {
+  return env_interrupted(((spawner_handle_t*)ctx)->env);
+}
+
+static void spawner_finalize(napi_env env, void* data, void* hint) {
+  (void)hint;
+  spawner_handle_t* s = (spawner_handle_t*)data;
+  napi_delete_reference(env, s->pool_ref);
+  if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
+  if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
+  napi_delete_reference(env, s->out_ref);
+  free(s);
+}
+
+/* createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out)
+ * -> spawner. out is an Int32Array of at least one element that receives the
+ * slot of each successful spawn. */
+static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  GET_ARGS(env, info, 6, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  double wait_ms;
+  napi_valuetype type;
+  WTP_NAPI_CALL(env, napi_typeof(env, argv[1], &type));
+  if (type != napi_number)
+    return type_error(env, "pool.spawnWaitMs must be a number");
+  WTP_NAPI_CALL(env, napi_get_value_double(env, argv[1], &wait_ms));
+  if (!(wait_ms >= 0) || isinf(wait_ms))
+    return range_error(env,
+                       "pool.spawnWaitMs must be a finite, non-negative "
+                       "number of milliseconds.");
+  bool owner = false;
+  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
+  if (type != napi_boolean) return type_error(env, "owner must be a boolean");
+  WTP_NAPI_CALL(env, napi_get_value_bool(env, argv[2], &owner));
+  bool has_grow = !is_nullish(env, argv[3]);
+  if (has_grow && !is_function(env, argv[3]))
+    return type_error(env, "grow must be a function");
+  bool has_dispatch = !is_nullish(env, argv[4]);
+  if (has_dispatch && !is_function(env, argv[4]))
+    return type_error(env, "dispatchMessage must be a function");
+  bool is_typedarray = false;
+  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[5], &is_typedarray));
+  napi_typedarray_type out_type = napi_int8_array;
+  size_t out_length = 0;
+  void* out_data = NULL;
+  if (is_typedarray)
+    WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[5], &out_type,
+                                                &out_length, &out_data, NULL,
+                                                NULL));
+  if (out_type != napi_int32_array || out_length < 1 || out_data == NULL)
+    return type_error(env, "out must be an Int32Array of one element");
+
+  spawner_handle_t* s = calloc(1, sizeof(*s));
+  if (s == NULL) {
+    napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
+    return NULL;
+  }
+  wtp_spawner_init(&s->core, &h->pool, wait_ms, owner);
+  s->core.grow = has_grow ? spawner_grow : NULL;
+  s->core.dispatch = has_dispatch ? spawner_dispatch : NULL;
+  s->core.interrupted = spawner_interrupted;
+  s->core.ctx = s;
+  s->env = env;
+  s->out = (int32_t*)out_data;
+  napi_value external;
+  if (napi_create_reference(env, argv[0], 1, &s->pool_ref) != napi_ok ||
+      napi_create_reference(env, argv[5], 1, &s->out_ref) != napi_ok ||
+      (has_grow &&
+       napi_create_reference(env, argv[3], 1, &s->grow_ref) != napi_ok) ||
+      (has_dispatch &&
+       napi_create_reference(env, argv[4], 1, &s->dispatch_ref) != napi_ok) ||
+      napi_create_external(env, s, spawner_finalize, NULL, &external) !=
+          napi_ok) {
+    if (s->pool_ref != NULL) napi_delete_reference(env, s->pool_ref);
+    if (s->out_ref != NULL) napi_delete_reference(env, s->out_ref);
+    if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
+    if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
+    free(s);
+    throw_napi_failure(env, "createSpawner references", napi_generic_failure);
+    return NULL;
+  }
+  WTP_NAPI_CALL(env, napi_type_tag_object(env, external, &spawner_tag));
+  return external;
+}
+
+/* spawn(spawner, startArg) -> tid (> 0), or -reason. On success the slot is
+ * written to the spawner's out array. This is the hot path: one external
+ * unwrap, one int32 read, no allocation. */
+static napi_value js_spawn(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  GET_ARGS(env, info, 2, argv);
+  bool ok = false;
+  void* data = NULL;
+  if (napi_check_object_type_tag(env, argv[0], &spawner_tag, &ok) !=
+          napi_ok ||
+      !ok || napi_get_value_external(env, argv[0], &data) != napi_ok)
+    return type_error(env, "spawner is not a spawner");
+  int32_t start_arg;
+  if (napi_get_value_int32(env, argv[1], &start_arg) != napi_ok)
+    return type_error(env, "startArg must be a number");
+  spawner_handle_t* s = (spawner_handle_t*)data;
+  if (s->env != env)
+    return type_error(env, "spawner belongs to another thread");
+  wtp_spawn_result_t r = wtp_spawn(&s->core, start_arg);
+  if (r.reason == WTP_REASON_NONE) {
+    s->out[0] = r.slot;
+    return make_int32(env, r.tid);
+  }
+  return make_int32(env, -(int32_t)r.reason);
+}
+
+/* ## Serving */
+
+typedef struct serve_ctx {
+  napi_env env;
+  napi_value run; /* valid for the whole serve call (an argument) */
+} serve_ctx_t;
+
+/* Runs one guest thread: runThread(tid, startArg). A handle scope per run
+ * keeps a serve call that lasts a worker's life from piling up handles. */
+static int serve_run(void* ctx, int32_t tid, int32_t arg) {
+  serve_ctx_t* c = (serve_ctx_t*)ctx;
+  napi_env env = c->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return WTP_RUN_RETIRE;
+  int rc = WTP_RUN_RETIRE;
+  napi_value recv, argv[2], result;
+  if (napi_get_undefined(env, &recv) == napi_ok &&
+      napi_create_int32(env, tid, &argv[0]) == napi_ok &&
+      napi_create_int32(env, arg, &argv[1]) == napi_ok) {
+    napi_status status = napi_call_function(env, recv, c->run, 2, argv,
+                                            &result);
+    if (status == napi_ok) {
+      /* Only the value false retires the slot, as in the SDK. */
+      napi_valuetype type;
+      bool value = true;
+      if (napi_typeof(env, result, &type) == napi_ok &&
+          type == napi_boolean)
+        napi_get_value_bool(env, result, &value);
+      rc = value ? WTP_RUN_DONE : WTP_RUN_RETIRE;
+    } else {
+      /* A pending exception is runThread's own throw: keep it for the
+       * caller. Without one, the environment is stopping and the thread
+       * cannot run here: retire the slot. */
+      bool pending = false;
+      napi_is_exception_pending(env, &pending);
+      rc = pending ? WTP_RUN_ERROR : WTP_RUN_RETIRE;
+    }
+  }
+  napi_close_handle_scope(env, scope);
+  return rc;
+}
+
+static int serve_interrupted(void* ctx) {
+  return env_interrupted(((serve_ctx_t*)ctx)->env);
+}
+
+/* serve(handle, slot, runThread, osThreadId) -> undefined; throws what
+ * runThread threw. */
+static napi_value js_serve(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  GET_ARGS(env, info, 4, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  uint32_t slot;
+  GET_SLOT(env, h, argv[1], slot);
+  if (!is_function(env, argv[2]))
+    return type_error(env, "runThread must be a function");
+  int32_t os_thread_id;
+  if (!get_int32_arg(env, argv[3], &os_thread_id))
+    return type_error(env, "osThreadId must be an int32");
+
+  serve_ctx_t ctx = {env, argv[2]};
+  serve_entry_t entry;
+  entry.word = h->pool.words + WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot +
+               WTP_S_STATE;
+  serving_add(&entry);
+  wtp_serve(&h->pool, slot, os_thread_id, serve_run, serve_interrupted, &ctx);
+  serving_remove(&entry);
+  /* After WTP_SERVE_RUN_ERROR runThread's exception is still pending and
+   * propagates from here. */
+  return NULL;
+}
+
+/* interruptAll(): makes every native wait in the process return, for good.
+ * Called from the main thread's process "exit" event. */
+static napi_value js_interrupt_all(napi_env env, napi_callback_info info) {
+  (void)info;
+  /* release: pairs with the acquire load in env_interrupted. */
+  atomic_store_explicit(&interrupt_all, 1, memory_order_release);
+  uv_once(&serving_once, serving_init);
+  uv_mutex_lock(&serving_lock);
+  for (serve_entry_t* e = serving; e != NULL; e = e->next)
+    __wtp_unpark_all(e->word);
+  uv_mutex_unlock(&serving_lock);
+  return make_undefined(env);
+}
+
+/* ## Module */
+
+static void env_data_finalize(napi_env env, void* data, void* hint) {
+  (void)hint;
+  env_data_t* d = (env_data_t*)data;
+  if (d->noop_ref != NULL) napi_delete_reference(env, d->noop_ref);
+  free(d);
+}
+
+static napi_value export_layout(napi_env env) {
+  const struct {
+    const char* name;
+    double value;
+  } constants[] = {
+      {"PROTOCOL", WTP_PROTOCOL},
+      {"HEADER_WORDS", WTP_HEADER_WORDS},
+      {"SLOT_WORDS", WTP_SLOT_WORDS},
+      {"H_GENERATION", WTP_H_GENERATION},
+      {"H_NEXT_TID", WTP_H_NEXT_TID},
+      {"H_SPAWNED", WTP_H_SPAWNED},
+      {"H_WAITED", WTP_H_WAITED},
+      {"H_DECLINED", WTP_H_DECLINED},
+      {"H_SLOTS", WTP_H_SLOTS},
+      {"H_CAPACITY", WTP_H_CAPACITY},
+      {"H_IMPL", WTP_H_IMPL},
+      {"S_STATE", WTP_S_STATE},
+      {"S_TID", WTP_S_TID},
+      {"S_ARG", WTP_S_ARG},
+      {"S_FLAGS", WTP_S_FLAGS},
+      {"S_THREAD", WTP_S_THREAD},
+      {"PENDING", WTP_PENDING},
+      {"IDLE", WTP_IDLE},
+      {"CLAIMED", WTP_CLAIMED},
+      {"ASSIGNED", WTP_ASSIGNED},
+      {"RUNNING", WTP_RUNNING},
+      {"RETIRED", WTP_RETIRED},
+      {"FLAG_MESSAGE_DISPATCH", WTP_FLAG_MESSAGE_DISPATCH},
+      {"MAX_TID", WTP_MAX_TID},
+      {"GROW_AFTER_MS", WTP_GROW_AFTER_MS},
+      {"DEFAULT_SPAWN_WAIT_MS", WTP_DEFAULT_SPAWN_WAIT_MS},
+      {"IMPL_JS", WTP_IMPL_JS},
+      {"IMPL_NATIVE", WTP_IMPL_NATIVE},
+      {"REASON_POOL_EXHAUSTED", WTP_REASON_POOL_EXHAUSTED},
+      {"REASON_WORKER_CREATE_FAILED", WTP_REASON_WORKER_CREATE_FAILED},
+      {"REASON_TID_EXHAUSTED", WTP_REASON_TID_EXHAUSTED},
+      {"REASON_DISPATCH_FAILED", WTP_REASON_DISPATCH_FAILED},
+      {"REASON_INTERRUPTED", WTP_REASON_INTERRUPTED},
+  };
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_object(env, &out));
+  for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++) {
+    napi_value v;
+    WTP_NAPI_CALL(env, napi_create_double(env, constants[i].value, &v));
+    WTP_NAPI_CALL(env,
+                  napi_set_named_property(env, out, constants[i].name, v));
+  }
+  WTP_NAPI_CALL(env, napi_object_freeze(env, out));
+  return out;
+}
+
+NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
+  env_data_t* data = calloc(1, sizeof(*data));
+  if (data == NULL) {
+    napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
+    return NULL;
+  }
+  napi_value noop_fn;
+  napi_status status = napi_create_function(env, "noop", NAPI_AUTO_LENGTH,
+                                            noop, NULL, &noop_fn);
+  if (status == napi_ok)
+    status = napi_create_reference(env, noop_fn, 1, &data->noop_ref);
+  if (status == napi_ok)
+    status = napi_set_instance_data(env, data, env_data_finalize, NULL);
+  if (status != napi_ok) {
+    if (data->noop_ref != NULL) napi_delete_reference(env, data->noop_ref);
+    free(data);
+    throw_napi_failure(env, "module instance data", status);
+    return NULL;
+  }
+
+  const napi_property_descriptor methods[] = {
+      {"open", NULL, js_open, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"format", NULL, js_format, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"openSlots", NULL, js_open_slots, NULL, NULL, NULL, napi_enumerable,
+       NULL},
+      {"arm", NULL, js_arm, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"retire", NULL, js_retire, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"slotState", NULL, js_slot_state, NULL, NULL, NULL, napi_enumerable,
+       NULL},
+      {"lastTid", NULL, js_last_tid, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"runningTid", NULL, js_running_tid, NULL, NULL, NULL, napi_enumerable,
+       NULL},
+      {"release", NULL, js_release, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"take", NULL, js_take, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"finish", NULL, js_finish, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"report", NULL, js_report, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"createSpawner", NULL, js_create_spawner, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+      {"spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"serve", NULL, js_serve, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"interruptAll", NULL, js_interrupt_all, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+  };
+  WTP_NAPI_CALL(env,
+                napi_define_properties(env, exports,
+                                       sizeof(methods) / sizeof(methods[0]),
+                                       methods));
+  napi_value layout = export_layout(env);
+  if (layout == NULL) return NULL;
+  WTP_NAPI_CALL(env, napi_set_named_property(env, exports, "layout", layout));
+  return exports;
+}

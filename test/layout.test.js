@@ -1,0 +1,55 @@
+// One source of truth for the buffer layout: src/wtp.h defines it, the addon
+// exports it (binding.layout), and lib/layout.js (which browsers use without
+// the addon) must agree with it number for number.
+
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { native } from "../lib/binding.js";
+import * as layout from "../lib/layout.js";
+
+const expected = {
+  PROTOCOL: layout.WASI_THREAD_POOL_PROTOCOL,
+  HEADER_WORDS: layout.HEADER_WORDS,
+  SLOT_WORDS: layout.SLOT_WORDS,
+  H_GENERATION: layout.H_GENERATION,
+  H_NEXT_TID: layout.H_NEXT_TID,
+  H_SPAWNED: layout.H_SPAWNED,
+  H_WAITED: layout.H_WAITED,
+  H_DECLINED: layout.H_DECLINED,
+  H_SLOTS: layout.H_SLOTS,
+  H_CAPACITY: layout.H_CAPACITY,
+  H_IMPL: layout.H_IMPL,
+  S_STATE: layout.S_STATE,
+  S_TID: layout.S_TID,
+  S_ARG: layout.S_ARG,
+  S_FLAGS: layout.S_FLAGS,
+  S_THREAD: layout.S_THREAD,
+  ...layout.WASI_THREAD_POOL_SLOT,
+  FLAG_MESSAGE_DISPATCH: layout.FLAG_MESSAGE_DISPATCH,
+  MAX_TID: layout.MAX_TID,
+  GROW_AFTER_MS: layout.GROW_AFTER_MS,
+  DEFAULT_SPAWN_WAIT_MS: layout.DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+  IMPL_JS: layout.IMPL_JS,
+  IMPL_NATIVE: layout.IMPL_NATIVE,
+  REASON_POOL_EXHAUSTED: layout.REASONS.indexOf("pool-exhausted"),
+  REASON_WORKER_CREATE_FAILED: layout.REASONS.indexOf("worker-create-failed"),
+  REASON_TID_EXHAUSTED: layout.REASONS.indexOf("tid-exhausted"),
+  REASON_DISPATCH_FAILED: layout.REASONS.indexOf("dispatch-failed"),
+  REASON_INTERRUPTED: layout.REASONS.indexOf("interrupted"),
+};
+
+it("lib/layout.js matches the addon's layout export, constant for constant", (t) => {
+  if (native.binding === null) {
+    t.skip(`the addon did not load: ${native.error}`);
+    return;
+  }
+  assert.deepEqual({ ...native.binding.layout }, expected);
+});
+
+it("the SDK's documented numbers hold", () => {
+  // SDK-CONTRACT 1.3: 32,800 bytes for capacity 1024.
+  assert.equal(4 * (layout.HEADER_WORDS + layout.SLOT_WORDS * 1024), 32800);
+  assert.equal(layout.MAX_TID, 2 ** 29 - 1);
+  assert.deepEqual(layout.WASI_THREAD_POOL_SLOT, { PENDING: 0, IDLE: 1, CLAIMED: 2, ASSIGNED: 3, RUNNING: 4, RETIRED: 5 });
+  assert.ok(Object.isFrozen(layout.WASI_THREAD_POOL_SLOT));
+});

@@ -1,0 +1,85 @@
+// The loader and the implementation choice: the addon loads (required in
+// CI), WASI_THREAD_POOL_IMPLEMENTATION overrides the default, a missing addon
+// falls back to the JS twin and says why, and a pool's implementation
+// follows it into threads that cannot honour it only as a clear error.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { it } from "node:test";
+import { native } from "../lib/binding.js";
+import * as pool from "../lib/pool.js";
+import * as browserPool from "../lib/pool.browser.js";
+
+const poolUrl = new URL("../lib/pool.js", import.meta.url).href;
+
+function inChild(env, code) {
+  const script = `import * as P from ${JSON.stringify(poolUrl)};\n${code}`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "--eval", script], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+  return JSON.parse(out);
+}
+
+it("the addon loads in CI", { skip: process.env.CI !== "true" && "outside CI" }, () => {
+  assert.equal(native.error, null);
+  assert.equal(pool.getWasiThreadPoolImplementation().implementation, "native");
+});
+
+it("getWasiThreadPoolImplementation says which implementation and why", () => {
+  const info = pool.getWasiThreadPoolImplementation();
+  assert.ok(info.implementation === "native" || info.implementation === "js");
+  assert.equal(typeof info.reason, "string");
+  assert.equal(info.native.available, native.binding !== null);
+});
+
+it("WASI_THREAD_POOL_IMPLEMENTATION=js makes the twin the default", () => {
+  const r = inChild(
+    { WASI_THREAD_POOL_IMPLEMENTATION: "js" },
+    "const p = P.createWasiThreadPool({ capacity: 1 }); console.log(JSON.stringify([P.wasiThreadPoolImplementationOf(p), P.getWasiThreadPoolImplementation()]));",
+  );
+  assert.equal(r[0], "js");
+  assert.equal(r[1].implementation, "js");
+  assert.match(r[1].reason, /WASI_THREAD_POOL_IMPLEMENTATION=js/);
+});
+
+it("an unknown WASI_THREAD_POOL_IMPLEMENTATION is a RangeError naming the variable", () => {
+  const r = inChild(
+    { WASI_THREAD_POOL_IMPLEMENTATION: "fast" },
+    "try { P.createWasiThreadPool({ capacity: 1 }); console.log('null'); } catch (e) { console.log(JSON.stringify([e.name, e.message])); }",
+  );
+  assert.equal(r[0], "RangeError");
+  assert.match(r[1], /WASI_THREAD_POOL_IMPLEMENTATION=fast/);
+});
+
+it("without the addon the package runs on the twin and says why", () => {
+  const r = inChild(
+    { WASI_THREAD_POOL_NO_ADDON: "1", WASI_THREAD_POOL_IMPLEMENTATION: "" },
+    `const p = P.createWasiThreadPool({ capacity: 2 });
+     let native = null;
+     try { P.createWasiThreadPool({ capacity: 2, implementation: "native" }); } catch (e) { native = e.message; }
+     console.log(JSON.stringify([P.wasiThreadPoolImplementationOf(p), P.getWasiThreadPoolImplementation(), native]));`,
+  );
+  assert.equal(r[0], "js");
+  assert.equal(r[1].implementation, "js");
+  assert.equal(r[1].native.available, false);
+  assert.match(r[1].reason, /did not load/);
+  assert.match(r[2], /native implementation was requested/);
+});
+
+it("a native pool handed to a thread without the addon fails with a clear error, not a wrong wait", { skip: native.binding === null && "no addon" }, () => {
+  const p = pool.createWasiThreadPool({ capacity: 2, implementation: "native" });
+  assert.throws(() => browserPool.readWasiThreadPoolReport(p), /uses native waits, but the addon is not loaded/);
+  assert.throws(() => browserPool.createWasiThreadPoolSpawn(p), /uses native waits/);
+});
+
+it("an overwritten implementation word is reported, not guessed", () => {
+  const p = pool.createWasiThreadPool({ capacity: 1, implementation: "js" });
+  p.control[7] = 12345;
+  assert.throws(() => pool.readWasiThreadPoolReport(p), /word 7 holds 12345/);
+});
+
+it("the browser entry never offers the native implementation", () => {
+  assert.equal(browserPool.getWasiThreadPoolImplementation().native.available, false);
+  assert.throws(() => browserPool.createWasiThreadPool({ capacity: 1, implementation: "native" }), /no native addon/);
+});

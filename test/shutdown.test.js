@@ -1,0 +1,65 @@
+// Shutdown never hangs: a native wait must not keep a worker or the process
+// alive when it should end. Each case runs in a child process (see
+// test/support/shutdown-child.js) and on both implementations.
+//
+// The bounds are the behaviour under test (the issue's figures), measured
+// from inside the child where possible, so that process start-up on a loaded
+// machine does not count against them.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { IMPLEMENTATIONS } from "./support/impls.js";
+
+const child = fileURLToPath(new URL("./support/shutdown-child.js", import.meta.url));
+
+function run(implementation, mode, workers) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [child, implementation, mode, String(workers)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    proc.stderr.on("data", (d) => (stderr += d));
+    const killer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+    proc.on("error", reject);
+    proc.on("exit", (code, signal) => {
+      const exitedAt = Date.now();
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr, exitedAt });
+    });
+  });
+}
+
+function field(stdout, name) {
+  const match = new RegExp(`^${name} (\\S+)$`, "m").exec(stdout);
+  assert.ok(match, `child printed no "${name}" line; stdout: ${stdout}`);
+  return Number(match[1]);
+}
+
+for (const implementation of IMPLEMENTATIONS) {
+  describe(`shutdown (${implementation})`, () => {
+    it("worker.terminate() on a worker parked in the serve loop resolves within 100 ms", async () => {
+      const r = await run(implementation, "terminate", 2);
+      assert.equal(r.code, 0, r.stderr);
+      const ms = field(r.stdout, "terminated");
+      assert.ok(ms < 100, `terminate() took ${ms} ms`);
+    });
+
+    it("a main module that returns with 64 idle parked workers exits within 500 ms", async () => {
+      const r = await run(implementation, "natural", 64);
+      assert.equal(r.code, 0, r.stderr);
+      const ms = r.exitedAt - field(r.stdout, "parked");
+      assert.ok(ms < 500, `the process took ${ms} ms to exit`);
+    });
+
+    it("process.exit() with 64 idle parked workers ends the process within 500 ms", async () => {
+      const r = await run(implementation, "exit", 64);
+      assert.equal(r.code, 0, r.stderr);
+      const ms = r.exitedAt - field(r.stdout, "parked");
+      assert.ok(ms < 500, `the process took ${ms} ms to exit`);
+    });
+  });
+}
