@@ -91,8 +91,10 @@ for (const impl of IMPLEMENTATIONS) {
       // A worker parked on an IDLE slot and one on a PENDING slot.
       const idle = start({ role: "serve", pool, slot: 0, runs: sharedInts(1), args: sharedInts(1) });
       const pending = start({ role: "serve", pool, slot: 2, runs: sharedInts(1), args: sharedInts(1) });
-      await within(idle.message("ready"), ANSWER_MS, "worker start");
-      await within(pending.message("ready"), ANSWER_MS, "worker start");
+      for (const server of [idle, pending]) {
+        const ready = await within(server.message("ready"), ANSWER_MS, "worker start");
+        assert.equal(ready.implementation, impl, "the worker follows the pool's implementation");
+      }
       await delay(50); // let both park
       assert.equal(report(pool).workers, 2);
       retire(pool, 0);

@@ -6,14 +6,17 @@
 //   spawn  spawns workerData.count threads (non-owner, no grow) with start
 //          arguments argBase + i and posts every result back
 //
-// Both post {type: "ready"} just before they block, and a final message when
-// they are done. The pool's implementation is read from the pool itself.
+// Both post {type: "ready", implementation} just before they block, and a
+// final message when they are done. The pool's implementation is read from
+// the pool itself, as every thread of a real host does.
 
 import { parentPort, threadId, workerData } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import { api } from "./impls.js";
 
 const { role, pool } = workerData;
+// Which implementation this thread sees the pool as (from its H_IMPL word).
+const implementation = api.wasiThreadPoolImplementationOf(pool);
 
 function sleep(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -21,7 +24,7 @@ function sleep(ms) {
 
 function serve() {
   const { slot, runs, args, holdMs = 0 } = workerData;
-  parentPort.postMessage({ type: "ready" });
+  parentPort.postMessage({ type: "ready", implementation });
   api.serveWasiThreadPoolSlot(pool, slot, {
     osThreadId: threadId,
     runThread(tid, startArg) {
@@ -38,7 +41,7 @@ function spawn() {
   const { count, argBase = 0 } = workerData;
   const spawnOne = api.createWasiThreadPoolSpawn(pool);
   const results = [];
-  parentPort.postMessage({ type: "ready" });
+  parentPort.postMessage({ type: "ready", implementation });
   const start = performance.now();
   for (let i = 0; i < count; i++) {
     const { tid, slot, reason } = spawnOne(argBase + i);
