@@ -17,6 +17,7 @@ import {
   FLAG_MESSAGE_DISPATCH,
   H_CAPACITY,
   H_GENERATION,
+  H_IMPL,
   H_NEXT_TID,
   H_SLOTS,
   MAX_TID,
@@ -438,6 +439,23 @@ for (const impl of IMPLEMENTATIONS) {
       });
     }
 
+    it("an overwritten H_IMPL word: every call refuses (an Error naming the word) and touches nothing", () => {
+      for (const tag of [1, -1, 0x7774706f]) {
+        for (const [name, call] of Object.entries(POOL_CALLS)) {
+          // Slot 0 retired, so that a serve that got through would return.
+          const pool = armedPool(impl, 2);
+          retire(pool, 0);
+          pool.control[H_IMPL] = tag;
+          const before = Array.from(pool.control);
+          assert.throws(() => call(pool), (error) => {
+            assert.match(error.message, /word 7 holds .*names no wait mechanism/, name);
+            return true;
+          }, `${name} with H_IMPL ${tag}`);
+          assert.deepEqual(Array.from(pool.control), before);
+        }
+      }
+    });
+
     it("random corruption: every call returns an allowed result, quickly", () => {
       let seed = 0x2545f491;
       const random = () => {
@@ -453,7 +471,7 @@ for (const impl of IMPLEMENTATIONS) {
         for (let i = 0; i < 6; i++) {
           const index = random() % words;
           if (index === H_GENERATION) continue;
-          if (index === 7) continue; // H_IMPL: the implementation, not data
+          if (index === H_IMPL) continue; // H_IMPL: the implementation, not data
           Atomics.store(pool.control, index, pick());
         }
         const spawn = createSpawn(pool, {
