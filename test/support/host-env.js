@@ -33,17 +33,24 @@ function setGlobal(name, value, undo) {
   else Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
 }
 
+const DEFAULTS = {
+  crossOriginIsolated: true,
+  hardwareConcurrency: 4,
+  enable: true,
+  location: undefined,
+  self: undefined,
+  Worker: MockWorker,
+};
+
 // Options: crossOriginIsolated (true), hardwareConcurrency (4), enable (the
 // __SDM_ENABLE_BROWSER_WASI_THREADS__ global; true), location (unset),
-// self (unset), Worker (MockWorker). Pass `undefined` to leave one unset.
-export function installBrowserGlobals({
-  crossOriginIsolated = true,
-  hardwareConcurrency = 4,
-  enable = true,
-  location,
-  self,
-  Worker = MockWorker,
-} = {}) {
+// self (unset), Worker (MockWorker). An option given as `undefined` leaves
+// that global unset (a default applies only to an option left out).
+export function installBrowserGlobals(options = {}) {
+  const { crossOriginIsolated, hardwareConcurrency, enable, location, self, Worker } = {
+    ...DEFAULTS,
+    ...options,
+  };
   const undo = [];
   const orUnset = (value) => (value === undefined ? UNSET : value);
   setGlobal("crossOriginIsolated", orUnset(crossOriginIsolated), undo);
