@@ -184,9 +184,7 @@ for (const impl of IMPLEMENTATIONS) {
         const spawn = createSpawn(pool);
         spawn(0); // slot 0 ASSIGNED
         spawn(0); // slot 1 ASSIGNED
-        take(pool, 1); // slot 1 RUNNING
-        // slot 2 IDLE, slot 3 PENDING after a fresh open beyond armed ones is
-        // not possible here, so use a second pool for PENDING.
+        take(pool, 1); // slot 1 RUNNING; slot 2 IDLE; PENDING on a second pool
         for (const slot of [0, 1, 2]) {
           const before = generation(pool);
           retire(pool, slot);
