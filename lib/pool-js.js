@@ -248,14 +248,9 @@ export function createWasiThreadPoolSpawn(
   let starvedAt = null;
   let canBlock = true;
 
-  // Results of scan() and claim(), kept here rather than in fresh objects.
-  let live = 0; // claimable, non-retired slots the last scan saw
-  let waited = false; // the current claim slept on the generation
-  let reason = null; // why the current claim failed
-  // The current claim's clock, set on its first slow-path entry.
-  let timed = false;
-  let deadline = 0;
-  let growAt = 0;
+  // Claimable, non-retired slots the last scan saw. Read right after the
+  // scan that sets it, before any callback can run another scan.
+  let live = 0;
 
   // Claims an IDLE slot; sets `live`. Returns the slot or -1.
   function scan() {
@@ -298,9 +293,10 @@ export function createWasiThreadPoolSpawn(
     }
   }
 
-  // Starts a worker for a new slot. Returns the slot, or -1 with `reason`
-  // set ("worker-create-failed") or null (another thread took the room).
-  function growOne() {
+  // Starts a worker for a new slot. Returns the slot, or -1 with
+  // attempt.reason set ("worker-create-failed") or left null (another thread
+  // took the room).
+  function growOne(attempt) {
     const slot = reserve();
     if (slot < 0) return -1;
     try {
@@ -308,41 +304,41 @@ export function createWasiThreadPoolSpawn(
     } catch {
       // The slot is used up for good: retired, it counts against capacity.
       setState(control, slot, RETIRED);
-      reason = WORKER_CREATE_FAILED;
+      attempt.reason = WORKER_CREATE_FAILED;
       return -1;
     }
     return slot;
   }
 
-  // Returns a CLAIMED slot, or -1 with `reason` set. Sets `waited`.
-  function claim() {
-    const found = scan();
-    if (found >= 0) return found;
-    if (!timed) {
-      timed = true;
+  // The slow path of a claim, after a scan found nothing. `attempt` is the
+  // spawn's own state: its clock (set on the first call, kept if the spawn
+  // has to claim again), whether it waited, and why it failed. Returns a
+  // CLAIMED slot, or -1 with attempt.reason set.
+  function claim(attempt) {
+    if (attempt.deadline < 0) {
       const now = monotonicNow();
-      deadline = now + (canBlock ? spawnWaitMs : 0);
-      growAt = now + (canBlock ? Math.min(GROW_AFTER_MS, spawnWaitMs) : 0);
+      attempt.deadline = now + (canBlock ? spawnWaitMs : 0);
+      attempt.growAt = now + (canBlock ? Math.min(GROW_AFTER_MS, spawnWaitMs) : 0);
     }
     for (;;) {
       const generation = Atomics.load(control, H_GENERATION);
       const slot = scan();
       if (slot >= 0) return slot;
       const room = hasRoom();
-      if (room && (live === 0 || monotonicNow() >= growAt)) {
-        const grown = growOne();
-        if (grown >= 0 || reason !== null) return grown;
+      if (room && (live === 0 || monotonicNow() >= attempt.growAt)) {
+        const grown = growOne(attempt);
+        if (grown >= 0 || attempt.reason !== null) return grown;
         continue; // another thread took the last reservation: look again
       }
       // Nothing can ever come free: no wait (a dead pool declines at once).
-      if (live === 0) return exhausted();
+      if (live === 0) return exhausted(attempt);
       // The no-second-wait rule: this closure already waited out this
       // generation, and nothing has changed since.
-      if (generation === starvedAt && !room) return exhausted();
-      const remaining = (room ? growAt : deadline) - monotonicNow();
+      if (generation === starvedAt && !room) return exhausted(attempt);
+      const remaining = (room ? attempt.growAt : attempt.deadline) - monotonicNow();
       if (!room && remaining <= 0) {
         starvedAt = generation;
-        return exhausted();
+        return exhausted(attempt);
       }
       if (remaining > 0) {
         try {
@@ -351,17 +347,17 @@ export function createWasiThreadPoolSpawn(
           // This agent may not block (a window's main thread): never wait
           // again on this closure.
           canBlock = false;
-          if (!room) return exhausted();
-          growAt = 0;
+          if (!room) return exhausted(attempt);
+          attempt.growAt = 0;
           continue;
         }
-        waited = true;
+        attempt.waited = true;
       }
     }
   }
 
-  function exhausted() {
-    reason = POOL_EXHAUSTED;
+  function exhausted(attempt) {
+    attempt.reason = POOL_EXHAUSTED;
     return -1;
   }
 
@@ -371,15 +367,16 @@ export function createWasiThreadPoolSpawn(
   }
 
   return function spawn(startArg) {
-    waited = false;
-    reason = null;
-    timed = false;
+    let slot = scan();
+    let attempt = null; // made only on the slow path
     let tid = 0;
-    let slot;
     let base;
     for (;;) {
-      slot = claim();
-      if (slot < 0) return decline(reason);
+      if (slot < 0) {
+        attempt ??= { deadline: -1, growAt: 0, waited: false, reason: null };
+        slot = claim(attempt);
+        if (slot < 0) return decline(attempt.reason);
+      }
       base = slotBase(slot);
       if (tid === 0) {
         tid = Atomics.add(control, H_NEXT_TID, 1);
@@ -404,6 +401,7 @@ export function createWasiThreadPoolSpawn(
         break;
       }
       Atomics.compareExchange(control, base + S_TID, tid, lastTid);
+      slot = scan();
     }
     if ((Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
       try {
@@ -416,7 +414,7 @@ export function createWasiThreadPoolSpawn(
       Atomics.notify(control, base + S_STATE);
     }
     Atomics.add(control, H_SPAWNED, 1);
-    if (waited) Atomics.add(control, H_WAITED, 1);
+    if (attempt !== null && attempt.waited) Atomics.add(control, H_WAITED, 1);
     return { tid, slot, reason: null };
   };
 }
