@@ -213,10 +213,16 @@ export function createPoolApi({ native = null, env = null } = {}) {
     const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
     if (!isNative(control)) return twin.createWasiThreadPoolSpawn(pool, { owner, grow, dispatchMessage });
 
+    // The SDK hands dispatchMessage the caller's startArg as given, not the
+    // int32 stored in the slot; the core only carries the int32, so the
+    // closure keeps the original for the duration of the call.
+    let currentStartArg;
+    const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
     const out = new Int32Array(1);
-    const spawner = addon.createSpawner(handleOf(control), pool.spawnWaitMs, owner, grow, dispatchMessage, out);
+    const spawner = addon.createSpawner(handleOf(control), pool.spawnWaitMs, owner, grow, dispatch, out);
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
+      currentStartArg = startArg;
       const result = spawn(spawner, startArg | 0);
       if (result > 0) return { tid: result, slot: out[0], reason: null };
       return { tid: -1, slot: -1, reason: REASONS[-result] ?? "pool-exhausted" };
