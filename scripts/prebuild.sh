@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Regenerates the committed prebuilt addon for this platform:
+#   prebuilds/<platform>-<arch>/wasi-thread-pool.<libc>.node   (Node-API)
+#
+# The addon is a Node-API module built with NAPI_VERSION=8 (binding.gyp), so
+# one binary serves every Node with Node-API >= 8 on this platform; the file
+# name carries no ABI tag and node-gyp-build picks it for any such Node.
+#
+# Offline: prebuildify runs node-gyp, which downloads Node's headers unless
+# told where they are. When this Node's headers are installed next to it
+# (<prefix>/include/node/common.gypi, e.g. /usr on Debian) we pass them as
+# npm_config_nodedir, which node-gyp reads like --nodedir.
+#
+# The build runs in a scratch copy of binding.gyp + src/, so the working
+# tree's build/ (used by the test suite) is left alone.
+#
+#   bash scripts/prebuild.sh            build, strip, write prebuilds/, verify
+#
+# Environment: PREBUILD_NODE_GYP (node-gyp executable), NODEDIR (headers
+# prefix; "" to let node-gyp download them).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+node_bin="$(readlink -f "$(command -v node)")"
+node_prefix="$(dirname "$(dirname "$node_bin")")"
+node_version="$(node -p process.versions.node)"
+
+if [ -z "${NODEDIR+x}" ]; then
+  if [ -f "$node_prefix/include/node/common.gypi" ]; then NODEDIR="$node_prefix"; else NODEDIR=""; fi
+fi
+if [ -n "$NODEDIR" ]; then export npm_config_nodedir="$NODEDIR"; fi
+
+# node-gyp: the caller's choice, else the copy npm bundles next to this Node.
+if [ -z "${PREBUILD_NODE_GYP:-}" ]; then
+  for candidate in \
+    "$node_prefix/lib/node_modules/npm/bin/node-gyp-bin/node-gyp" \
+    "$(dirname "$node_bin")/../lib/node_modules/npm/bin/node-gyp-bin/node-gyp"; do
+    if [ -x "$candidate" ]; then PREBUILD_NODE_GYP="$candidate"; break; fi
+  done
+fi
+export PREBUILD_NODE_GYP="${PREBUILD_NODE_GYP:-node-gyp}"
+
+prebuildify="$root/node_modules/.bin/prebuildify"
+if [ ! -x "$prebuildify" ]; then
+  echo "prebuild: $prebuildify is missing; run npm install (prebuildify is a dev dependency)" >&2
+  exit 1
+fi
+
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/wtp-prebuild.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+cp -R binding.gyp src package.json "$scratch/"
+
+platform_arch="$(node -p 'process.platform + "-" + process.arch')"
+echo "prebuild: node $node_version, nodedir ${NODEDIR:-<download>}, node-gyp $PREBUILD_NODE_GYP"
+"$prebuildify" --napi --strip --tag-libc --target "node@$node_version" --cwd "$scratch" --out "$scratch"
+
+out="$scratch/prebuilds/$platform_arch"
+mkdir -p "prebuilds/$platform_arch"
+rm -f "prebuilds/$platform_arch"/*.node
+cp "$out"/*.node "prebuilds/$platform_arch/"
+
+# Verify: the binary loads in this Node, and node-gyp-build resolves to it
+# when there is no build/ (a scratch package root holding only prebuilds/).
+check="$scratch/check"
+mkdir -p "$check"
+cp -R prebuilds "$check/"
+node -e '
+  const path = require(process.argv[1]).resolve(process.argv[2]);
+  const addon = require(path);
+  if (typeof addon.format !== "function") throw new Error("unexpected exports: " + Object.keys(addon));
+  console.log("prebuild: node-gyp-build resolves " + path.slice(process.argv[2].length + 1));
+' "$root/node_modules/node-gyp-build" "$check"
+
+for f in "prebuilds/$platform_arch"/*.node; do
+  size="$(wc -c <"$f")"
+  sum="$(sha256sum "$f" | cut -d" " -f1)"
+  echo "prebuild: $f ($size bytes, sha256 $sum)"
+  file "$f" 2>/dev/null || true
+done
