@@ -1,0 +1,198 @@
+// What `npm run bench` measures: the scenarios, their parameters in full and
+// quick mode, and the metrics the table shows.
+//
+// kind:
+//   "pool"     a child process per (implementation, repetition) running
+//              bench/scenarios/<script> with JSON params; it prints one
+//              BENCH_RESULT line;
+//   "exit"     the same, but the runner also measures the child's exit
+//              (shutdown scenario);
+//   "c"        the plain C reference (bench/c/pingpong.c), no implementation.
+//
+// metric: {key, stat, label, unit, better, digits}
+//   key    the child's metric name;
+//   stat   "p50" | "p99" for a per-event sample, "value" for one figure per
+//          child (the table shows the median over repetitions).
+
+export function buildPlan({ quick }) {
+  const Q = (full, q) => (quick ? q : full);
+  const plan = [
+    {
+      id: "handoff-hot",
+      group: "1. Handoff latency",
+      title: "hot: next thread 20-50 us after the previous finished",
+      kind: "pool",
+      script: "handoff.js",
+      reps: Q(4, 1),
+      params: { phase: "hot", samples: Q(2500, 300), warmup: Q(300, 50), gapMinUs: 20, gapMaxUs: 50 },
+      metrics: [
+        { key: "handoffUs", stat: "p50", label: "spawn -> runThread p50", unit: "us", better: "lower" },
+        { key: "handoffUs", stat: "p99", label: "spawn -> runThread p99", unit: "us", better: "lower" },
+        { key: "spawnCallUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
+        { key: "gapUs", stat: "p50", label: "actual gap after finish p50", unit: "us", better: null },
+      ],
+      timeoutMs: 60000,
+    },
+    {
+      id: "handoff-cold",
+      group: "1. Handoff latency",
+      title: "cold: after 50 ms idle",
+      kind: "pool",
+      script: "handoff.js",
+      reps: Q(3, 1),
+      params: { phase: "cold", samples: Q(40, 4), warmup: Q(3, 1), idleMs: 50 },
+      metrics: [
+        { key: "handoffUs", stat: "p50", label: "spawn -> runThread p50", unit: "us", better: "lower" },
+        { key: "handoffUs", stat: "p99", label: "spawn -> runThread p99", unit: "us", better: "lower" },
+        { key: "spawnCallUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 60000,
+    },
+  ];
+  for (const workers of [1, 2, 4]) {
+    plan.push({
+      id: `throughput-${workers}`,
+      group: "2. Empty-thread throughput",
+      title: `${workers} worker${workers > 1 ? "s" : ""}, waves of ${workers}, joined`,
+      kind: "pool",
+      script: "throughput.js",
+      reps: Q(4, 1),
+      params: { workers, threads: Q(20000, 1000), warmup: Q(1000, 100) },
+      metrics: [
+        { key: "threadsPerSec", stat: "value", label: "threads/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    });
+  }
+  plan.push(
+    {
+      id: "contention",
+      group: "3. Contention",
+      title: `3 spawner threads, 4 serving workers, ${Q("100,000", "5,000")} spawns`,
+      kind: "pool",
+      script: "contention.js",
+      reps: Q(3, 1),
+      params: { spawners: 3, servers: 4, spawns: Q(100000, 5000) },
+      metrics: [
+        { key: "wallMs", stat: "value", label: "wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "process CPU", unit: "ms", better: "lower" },
+        { key: "declined", stat: "value", label: "declines", unit: "", better: "lower", digits: 0 },
+      ],
+      timeoutMs: 180000,
+    },
+    {
+      id: "waves",
+      group: "4. Thread-wave guest",
+      title: Q("14,000 threads in one call (2000 waves of 7, 16 rounds)", "1,400 threads (200 waves of 7, 16 rounds)"),
+      kind: "pool",
+      script: "waves.js",
+      reps: Q(3, 1),
+      params: { lanes: 8, waves: Q(2000, 200), rounds: 16 },
+      metrics: [
+        { key: "wallMs", stat: "value", label: "wall time of the call", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "process CPU of the call", unit: "ms", better: "lower" },
+        { key: "spawnUs", stat: "p50", label: "per thread: spawn call p50", unit: "us", better: "lower" },
+        { key: "wakeUs", stat: "p50", label: "per thread: wake p50", unit: "us", better: "lower" },
+        { key: "instantiateUs", stat: "p50", label: "per thread: instantiate p50", unit: "us", better: "lower" },
+        { key: "guestUs", stat: "p50", label: "per thread: guest work p50", unit: "us", better: "lower" },
+        { key: "finishUs", stat: "p50", label: "per thread: finish p50", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 300000,
+      optional: true,
+    },
+    {
+      id: "scan",
+      group: "5. Scan cost",
+      title: "capacity 1024, 1020 slots busy, 4 idle at the end",
+      kind: "pool",
+      script: "scan.js",
+      reps: Q(3, 1),
+      params: { capacity: 1024, busy: 1020, samples: Q(2000, 100), warmup: Q(200, 20) },
+      metrics: [
+        { key: "spawnCallUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
+        { key: "handoffUs", stat: "p50", label: "spawn -> runThread p50", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "scan-small",
+      group: "5. Scan cost",
+      title: "reference: capacity 4, all idle",
+      kind: "pool",
+      script: "scan.js",
+      reps: Q(3, 1),
+      params: { capacity: 4, busy: 0, samples: Q(2000, 100), warmup: Q(200, 20) },
+      metrics: [
+        { key: "spawnCallUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
+        { key: "handoffUs", stat: "p50", label: "spawn -> runThread p50", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "idle",
+      group: "6. Idle cost",
+      title: Q("64 parked workers for 5 s", "8 parked workers for 0.3 s"),
+      kind: "pool",
+      script: "idle.js",
+      reps: Q(2, 1),
+      params: { workers: Q(64, 8), seconds: Q(5, 0.3), settleMs: Q(500, 100) },
+      metrics: [
+        { key: "cpuPctOfCore", stat: "value", label: "CPU, % of one core", unit: "%", better: "lower", digits: 3 },
+        { key: "wakeupsPerSec", stat: "value", label: "context switches/s", unit: "/s", better: "lower", digits: 0 },
+        { key: "cpuUsPerWakeup", stat: "value", label: "CPU per context switch", unit: "us", better: null },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "shutdown",
+      group: "7. Shutdown",
+      title: Q("64 idle workers, unref'd, main module ends", "8 idle workers, unref'd, main module ends"),
+      kind: "exit",
+      script: "shutdown-child.js",
+      reps: Q(3, 1),
+      params: { workers: Q(64, 8), variant: "unref", settleMs: Q(300, 100) },
+      metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
+      timeoutMs: 60000,
+    },
+    {
+      id: "shutdown-retire",
+      group: "7. Shutdown",
+      title: Q("64 idle workers, every slot retired, main module ends", "8 idle workers, retired"),
+      kind: "exit",
+      script: "shutdown-child.js",
+      reps: Q(3, 1),
+      params: { workers: Q(64, 8), variant: "retire", settleMs: Q(300, 100) },
+      metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
+      timeoutMs: 60000,
+    },
+  );
+  // The plain C reference: each configuration once per repetition.
+  const cIters = Q(20000, 2000);
+  const cGapIters = Q(4000, 300);
+  const cConfigs = [
+    { id: "c-spin", title: "spin-then-futex (200 pauses, as WTP_PARK_SPIN_LIMIT), back to back", args: ["--mode", "spin", "--spin", "200", "--iters", cIters] },
+    { id: "c-futex", title: "futex only (park at once, always wake), back to back", args: ["--mode", "futex", "--iters", cIters] },
+    { id: "c-spin-gap", title: "spin-then-futex (200 pauses), next handoff 30 us later", args: ["--mode", "spin", "--spin", "200", "--gap-us", "30", "--iters", cGapIters] },
+    { id: "c-longspin-gap", title: "spin-then-futex (4000 pauses, ~100 us), next handoff 30 us later", args: ["--mode", "spin", "--spin", "4000", "--gap-us", "30", "--iters", cGapIters] },
+    { id: "c-futex-gap", title: "futex only, next handoff 30 us later", args: ["--mode", "futex", "--gap-us", "30", "--iters", cGapIters] },
+    { id: "c-futex-same", title: "futex only, both threads pinned to one CPU", args: ["--mode", "futex", "--pin", "same", "--iters", cGapIters] },
+  ];
+  for (const c of cConfigs) {
+    plan.push({
+      id: c.id,
+      group: "8. Plain C reference",
+      title: c.title,
+      kind: "c",
+      args: c.args.map(String),
+      reps: Q(3, 1),
+      metrics: [
+        { key: "oneWayUs", stat: "value", label: "one way p50", unit: "us", better: "lower" },
+        { key: "roundTripUs", stat: "value", label: "round trip p50", unit: "us", better: "lower" },
+        { key: "oneWayP99Us", stat: "value", label: "one way p99", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 60000,
+    });
+  }
+  return plan;
+}

@@ -1,0 +1,435 @@
+// The benchmark report: the console table, the targets, and the files
+// (Markdown, JSON, a hand-written SVG chart).
+
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+// ---------------------------------------------------------------------------
+// Lookup helpers over the aggregated results.
+
+function byId(results, id) {
+  return results.find((r) => r.id === id);
+}
+
+export function figure(results, id, impl, metric) {
+  return byId(results, id)?.impls?.[impl]?.metrics?.[metric]?.value;
+}
+
+function ratio(results, id, metric) {
+  const n = figure(results, id, "native", metric);
+  const j = figure(results, id, "js", metric);
+  return Number.isFinite(n) && Number.isFinite(j) && j !== 0 ? n / j : NaN;
+}
+
+const f1 = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : "-");
+const f2 = (v) => (Number.isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)) : "-");
+const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3)) : "-");
+
+// ---------------------------------------------------------------------------
+// Targets (native/JS ratios on the project's 2-core machine).
+
+export function evaluateTargets(results) {
+  const out = [];
+  const status = (ok) => (ok === null ? "n/a" : ok ? "met" : "MISSED");
+  const add = (name, want, value, ok, figureText, note) =>
+    out.push({ name, want, value: Number.isFinite(value) ? value : null, status: status(Number.isFinite(value) ? ok : null), figure: figureText, note });
+
+  const HP = "handoffUs:p50";
+  const hot = ratio(results, "handoff-hot", HP);
+  const nHot = figure(results, "handoff-hot", "native", HP);
+  const jHot = figure(results, "handoff-hot", "js", HP);
+  const nCall = figure(results, "handoff-hot", "native", "spawnCallUs:p50");
+  const cSpin = figure(results, "c-spin", "c", "oneWayUs:value");
+  const cFutex = figure(results, "c-futex", "c", "oneWayUs:value");
+  const cSpinGap = figure(results, "c-spin-gap", "c", "oneWayUs:value");
+  const cLongGap = figure(results, "c-longspin-gap", "c", "oneWayUs:value");
+  add(
+    "Handoff p50 (hot), native/JS",
+    "<= 0.1",
+    hot,
+    hot <= 0.1,
+    `${fr(hot)} (native ${f2(nHot)} us, JS ${f2(jHot)} us)`,
+    `native spawn() call p50 ${f2(nCall)} us of it; plain C one way: spin back to back ${f2(cSpin)} us, ` +
+      `200-pause spin with a 30 us gap ${f2(cSpinGap)} us, ~100 us spin with the gap ${f2(cLongGap)} us, futex only ${f2(cFutex)} us`,
+  );
+  const vsC = nHot / cSpin;
+  add(
+    "Handoff p50 (hot) within 2x of plain C spin-then-futex (one way, back to back)",
+    "<= 2x",
+    vsC,
+    vsC <= 2,
+    `${fr(vsC)}x (native ${f2(nHot)} us, C ${f2(cSpin)} us)`,
+    "the C figure is a spinner that never runs out of spin; the hot handoff arrives 20-50 us after the worker finished",
+  );
+  const t1 = ratio(results, "throughput-1", "threadsPerSec:value");
+  add(
+    "Empty-thread throughput, 1 worker, native/JS",
+    ">= 5x",
+    t1,
+    t1 >= 5,
+    `${fr(t1)}x (native ${f1(figure(results, "throughput-1", "native", "threadsPerSec:value"), 0)}/s, JS ${f1(figure(results, "throughput-1", "js", "threadsPerSec:value"), 0)}/s)`,
+    `CPU per thread: native ${f2(figure(results, "throughput-1", "native", "cpuUsPerThread:value"))} us, JS ${f2(figure(results, "throughput-1", "js", "cpuUsPerThread:value"))} us`,
+  );
+  const ww = ratio(results, "waves", "wallMs:value");
+  add(
+    "Thread-wave call (14,000 threads), wall time native/JS",
+    "<= 0.6",
+    ww,
+    ww <= 0.6,
+    `${fr(ww)} (native ${f1(figure(results, "waves", "native", "wallMs:value"), 0)} ms, JS ${f1(figure(results, "waves", "js", "wallMs:value"), 0)} ms)`,
+    wavesNote(results),
+  );
+  const wc = ratio(results, "waves", "cpuMs:value");
+  add(
+    "Thread-wave call (14,000 threads), CPU time native/JS",
+    "<= 1.1",
+    wc,
+    wc <= 1.1,
+    `${fr(wc)} (native ${f1(figure(results, "waves", "native", "cpuMs:value"), 0)} ms, JS ${f1(figure(results, "waves", "js", "cpuMs:value"), 0)} ms)`,
+    "",
+  );
+  const idle = figure(results, "idle", "native", "cpuPctOfCore:value");
+  const idleWorkers = byId(results, "idle")?.params?.workers;
+  add(
+    `Idle CPU, ${idleWorkers ?? 64} parked native workers`,
+    "< 1% of one core",
+    idle,
+    idle < 1,
+    `${f1(idle, 3)}% (JS ${f1(figure(results, "idle", "js", "cpuPctOfCore:value"), 3)}%)`,
+    `context switches/s: native ${f1(figure(results, "idle", "native", "wakeupsPerSec:value"), 0)}, JS ${f1(figure(results, "idle", "js", "wakeupsPerSec:value"), 0)}`,
+  );
+  const sd = figure(results, "shutdown", "native", "exitMs:value");
+  add(
+    `Shutdown, ${byId(results, "shutdown")?.params?.workers ?? 64} idle native workers (unref'd)`,
+    "< 200 ms",
+    sd,
+    sd < 200,
+    `${f1(sd, 0)} ms (JS ${f1(figure(results, "shutdown", "js", "exitMs:value"), 0)} ms)`,
+    `slots retired first: native ${f1(figure(results, "shutdown-retire", "native", "exitMs:value"), 0)} ms, JS ${f1(figure(results, "shutdown-retire", "js", "exitMs:value"), 0)} ms`,
+  );
+  return out;
+}
+
+function wavesNote(results) {
+  const parts = [];
+  for (const [key, label] of [["spawnUs", "spawn"], ["wakeUs", "wake"], ["instantiateUs", "instantiate"], ["guestUs", "guest"], ["finishUs", "finish"]]) {
+    const n = figure(results, "waves", "native", `${key}:p50`);
+    const j = figure(results, "waves", "js", `${key}:p50`);
+    if (Number.isFinite(n) || Number.isFinite(j)) parts.push(`${label} ${f2(n)} / ${f2(j)}`);
+  }
+  return parts.length ? `per-thread p50, native / JS, us: ${parts.join(", ")}` : "";
+}
+
+// ---------------------------------------------------------------------------
+// Console table.
+
+function cell(entry, name, metric) {
+  const m = entry?.metrics?.[name];
+  if (!m) return entry?.failed ? "FAILED" : "-";
+  const d = metric.digits;
+  const v = d !== undefined ? m.value.toFixed(d) : f2(m.value);
+  const lo = d !== undefined ? m.lo.toFixed(d) : f2(m.lo);
+  const hi = d !== undefined ? m.hi.toFixed(d) : f2(m.hi);
+  return `${v} [${lo}-${hi}]`;
+}
+
+// Rows: {group, scenario, metric, unit, js, native, ratio} (strings).
+export function tableRows(results, plans, impls) {
+  const rows = [];
+  for (const r of results) {
+    const plan = plans[r.id];
+    for (const metric of plan.metrics) {
+      const name = `${metric.key}:${metric.stat}`;
+      const row = {
+        group: r.group,
+        scenario: `${r.id}: ${r.title}`,
+        id: r.id,
+        metric: metric.label,
+        unit: metric.unit,
+        cells: {},
+        ratio: "",
+      };
+      if (r.skipped) {
+        row.cells = { all: `skipped: ${r.skipped}` };
+      } else if (r.kind === "c") {
+        row.cells.c = cell(r.impls.c, name, metric);
+      } else {
+        for (const impl of impls) row.cells[impl] = cell(r.impls[impl], name, metric);
+        const q = ratio(results, r.id, name);
+        row.ratio = Number.isFinite(q) ? fr(q) : "";
+      }
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+export function formatTable(results, plans, impls) {
+  const rows = tableRows(results, plans, impls);
+  const header = ["scenario", "metric", "unit", ...impls.map((i) => `${i} median [p10-p90]`), "native/js"];
+  const lines = rows.map((row) => {
+    const cells = row.cells.all
+      ? [row.cells.all, ...impls.slice(1).map(() => "")]
+      : row.cells.c !== undefined
+        ? [`C: ${row.cells.c}`, ...impls.slice(1).map(() => "")]
+        : impls.map((i) => row.cells[i]);
+    return [row.id, row.metric, row.unit, ...cells, row.ratio];
+  });
+  const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => String(l[c]).length)));
+  const fmtLine = (l) => l.map((v, c) => String(v).padEnd(widths[c])).join("  ").trimEnd();
+  return [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(fmtLine)].join("\n");
+}
+
+// ---------------------------------------------------------------------------
+// SVG (hand-written; no plotting dependency).
+
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+const COLORS = { native: "#1f77b4", js: "#ff7f0e", c: "#2ca02c", target: "#d62728", grid: "#ddd", text: "#222" };
+
+// Panel A: how many times better native is than JS, per metric (log scale).
+// Panel B: the hot handoff latency distribution of both, with the C floor.
+export function renderSvg(results, plans, targets) {
+  const W = 820;
+  const bars = [];
+  const pick = [
+    ["handoff-hot", "handoffUs:p50", "handoff p50, hot", "lower", 0.1],
+    ["handoff-hot", "handoffUs:p99", "handoff p99, hot", "lower"],
+    ["handoff-cold", "handoffUs:p50", "handoff p50, cold", "lower"],
+    ["throughput-1", "threadsPerSec:value", "throughput, 1 worker", "higher", 5],
+    ["throughput-2", "threadsPerSec:value", "throughput, 2 workers", "higher"],
+    ["throughput-4", "threadsPerSec:value", "throughput, 4 workers", "higher"],
+    ["contention", "wallMs:value", "contention wall time", "lower"],
+    ["waves", "wallMs:value", "14,000-thread call, wall", "lower", 0.6],
+    ["waves", "cpuMs:value", "14,000-thread call, CPU", "lower", 1.1],
+    ["scan", "spawnCallUs:p50", "spawn call, 1020 busy slots", "lower"],
+    ["scan-small", "spawnCallUs:p50", "spawn call, 4 slots", "lower"],
+  ];
+  for (const [id, metric, label, better, targetRatio] of pick) {
+    const q = ratio(results, id, metric);
+    if (!Number.isFinite(q) || q <= 0) continue;
+    const adv = better === "lower" ? 1 / q : q; // > 1: native better
+    const targetAdv = targetRatio === undefined ? null : better === "lower" ? 1 / targetRatio : targetRatio;
+    bars.push({ label, adv, q, targetAdv });
+  }
+  const rowH = 22;
+  const aTop = 50;
+  const aLeft = 220;
+  const aRight = W - 60;
+  const aH = Math.max(1, bars.length) * rowH;
+  const lmin = Math.log10(0.1);
+  const lmax = Math.log10(30);
+  const x = (v) => aLeft + ((Math.log10(Math.min(Math.max(v, 0.1), 30)) - lmin) / (lmax - lmin)) * (aRight - aLeft);
+
+  const bTop = aTop + aH + 80;
+  const bH = 220;
+  const bLeft = 70;
+  const bRight = W - 30;
+  const H = bTop + bH + 60;
+  const s = [];
+  s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  s.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
+  s.push(`<text x="10" y="22" font-size="15" font-weight="bold" fill="${COLORS.text}">Native core against the JS pool: times better (log scale; right of 1 = native better)</text>`);
+  s.push(`<text x="10" y="40" fill="#555">Bars: JS/native for times and CPU, native/JS for throughput. Red ticks: the target.</text>`);
+  for (const v of [0.1, 0.2, 0.5, 1, 2, 5, 10, 20]) {
+    s.push(`<line x1="${x(v)}" y1="${aTop}" x2="${x(v)}" y2="${aTop + aH}" stroke="${v === 1 ? "#888" : COLORS.grid}"/>`);
+    s.push(`<text x="${x(v)}" y="${aTop + aH + 14}" text-anchor="middle" fill="#555">${v}x</text>`);
+  }
+  bars.forEach((b, i) => {
+    const y = aTop + i * rowH + 4;
+    const x0 = x(1);
+    const x1 = x(b.adv);
+    const color = b.adv >= 1 ? COLORS.native : COLORS.js;
+    s.push(`<text x="${aLeft - 8}" y="${y + 12}" text-anchor="end" fill="${COLORS.text}">${esc(b.label)}</text>`);
+    s.push(`<rect x="${Math.min(x0, x1)}" y="${y}" width="${Math.max(1, Math.abs(x1 - x0))}" height="${rowH - 8}" fill="${color}"/>`);
+    s.push(`<text x="${Math.max(x0, x1) + 4}" y="${y + 12}" fill="${COLORS.text}">${b.adv >= 10 ? b.adv.toFixed(0) : b.adv.toFixed(2)}x</text>`);
+    if (b.targetAdv) {
+      const xt = x(b.targetAdv);
+      s.push(`<line x1="${xt}" y1="${y - 3}" x2="${xt}" y2="${y + rowH - 5}" stroke="${COLORS.target}" stroke-width="2"/>`);
+    }
+  });
+  if (bars.length === 0) s.push(`<text x="${aLeft}" y="${aTop + 14}" fill="#555">(no native figures in this run)</text>`);
+
+  // Panel B: CDF of the hot handoff latency.
+  s.push(`<text x="10" y="${bTop - 28}" font-size="15" font-weight="bold" fill="${COLORS.text}">Hot handoff latency, spawn() -> runThread entry (CDF, log scale)</text>`);
+  const lo = Math.log10(0.1);
+  const hi = Math.log10(1000);
+  const bx = (us) => bLeft + ((Math.log10(Math.min(Math.max(us, 0.1), 1000)) - lo) / (hi - lo)) * (bRight - bLeft);
+  const by = (p) => bTop + bH - p * bH;
+  for (const us of [0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000]) {
+    s.push(`<line x1="${bx(us)}" y1="${bTop}" x2="${bx(us)}" y2="${bTop + bH}" stroke="${COLORS.grid}"/>`);
+    s.push(`<text x="${bx(us)}" y="${bTop + bH + 14}" text-anchor="middle" fill="#555">${us} us</text>`);
+  }
+  for (const p of [0, 0.5, 0.9, 1]) {
+    s.push(`<line x1="${bLeft}" y1="${by(p)}" x2="${bRight}" y2="${by(p)}" stroke="${COLORS.grid}"/>`);
+    s.push(`<text x="${bLeft - 6}" y="${by(p) + 4}" text-anchor="end" fill="#555">${p * 100}%</text>`);
+  }
+  const hot = byId(results, "handoff-hot");
+  let legendY = bTop + 12;
+  for (const impl of ["js", "native"]) {
+    const qs = hot?.impls?.[impl]?.metrics?.["handoffUs:p50"]?.quantiles;
+    if (!qs) continue;
+    const pts = qs.map((v, i) => `${bx(v).toFixed(1)},${by(i / (qs.length - 1)).toFixed(1)}`).join(" ");
+    s.push(`<polyline points="${pts}" fill="none" stroke="${COLORS[impl]}" stroke-width="2"/>`);
+    s.push(`<line x1="${bRight - 200}" y1="${legendY + 140}" x2="${bRight - 180}" y2="${legendY + 140}" stroke="${COLORS[impl]}" stroke-width="2"/>`);
+    s.push(`<text x="${bRight - 175}" y="${legendY + 144}" fill="${COLORS.text}">${impl} pool</text>`);
+    legendY += 16;
+  }
+  for (const [id, label] of [["c-spin", "C spin-then-futex, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 200-pause spin, 30 us gap"]]) {
+    const v = figure(results, id, "c", "oneWayUs:value");
+    if (!Number.isFinite(v)) continue;
+    s.push(`<line x1="${bx(v)}" y1="${bTop}" x2="${bx(v)}" y2="${bTop + bH}" stroke="${COLORS.c}" stroke-dasharray="4,3"/>`);
+    s.push(`<text x="${bx(v) + 3}" y="${by(0.5) - 8 - 14 * ["c-spin", "c-futex", "c-spin-gap"].indexOf(id)}" fill="${COLORS.c}" font-size="10">${esc(label)} p50</text>`);
+  }
+  s.push(`</svg>`);
+  return s.join("\n") + "\n";
+}
+
+// ---------------------------------------------------------------------------
+// Markdown.
+
+function mdEscape(s) {
+  return String(s).replace(/\|/g, "\\|");
+}
+
+export function renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }) {
+  const L = [];
+  L.push("# Benchmarks");
+  L.push("");
+  L.push(`Generated by \`${runInfo.command}\` (${runInfo.mode} mode) on ${machine.date.slice(0, 10)}; ` +
+    `do not edit by hand: the runner rewrites this file. The section "Where the time goes" comes from \`bench/analysis.md\`.`);
+  L.push("");
+  L.push("## How to run");
+  L.push("");
+  L.push("```sh");
+  L.push("npm run bench                  # full run, rewrites docs/benchmarks.{md,json,svg}");
+  L.push("npm run bench -- --quick       # CI smoke run: small sizes, one repetition, writes .tmp/bench/quick.*");
+  L.push("node bench/run.js --only=handoff,c-   # some scenarios (by id prefix); --impl=native, --reps=N, --out=DIR");
+  L.push("```");
+  L.push("");
+  L.push(`This ${runInfo.mode} run took ${runInfo.seconds} s` +
+    (quickInfo ? `; the last quick run on this checkout took ${quickInfo.seconds} s.` : "."));
+  L.push("Each repetition runs in a fresh Node process; the implementations alternate (js, native, js, native, ...) " +
+    "so that drift of a shared machine falls on both. Figures are medians; the spread is p10-p90 of all samples for " +
+    "per-event latencies, and p10-p90 of the repetitions for one-figure-per-run metrics (min-max of the repetitions' p99 for p99 rows).");
+  L.push("");
+  L.push("## Machine");
+  L.push("");
+  L.push(`- CPU: ${machine.cpuModel}, ${machine.cores} cores (available parallelism ${machine.availableParallelism}), ${machine.memoryGiB} GiB`);
+  L.push(`- ${machine.platform}; Node ${machine.node}, V8 ${machine.v8}`);
+  L.push(`- commit ${machine.commit ?? "?"}${machine.srcOrLibModified ? " (src/ or lib/ modified in the work tree)" : ""}; load average before ${machine.loadAverage.join(", ")}, after ${machine.loadAverageAfter?.join(", ") ?? "?"}`);
+  if (runInfo.nativeUnavailable) L.push(`- native implementation not measured: ${runInfo.nativeUnavailable}`);
+  L.push("");
+  L.push("## Targets");
+  L.push("");
+  L.push("| target | wanted | reached | status | context |");
+  L.push("| --- | --- | --- | --- | --- |");
+  for (const t of targets) {
+    L.push(`| ${mdEscape(t.name)} | ${mdEscape(t.want)} | ${mdEscape(t.figure)} | ${t.status === "MISSED" ? "**missed**" : t.status} | ${mdEscape(t.note ?? "")} |`);
+  }
+  L.push("");
+  L.push(`![benchmark chart](${svgName})`);
+  L.push("");
+  L.push("## Results");
+  L.push("");
+  const rows = tableRows(results, plans, impls);
+  let group = null;
+  for (const row of rows) {
+    if (row.group !== group) {
+      group = row.group;
+      L.push(`### ${group}`);
+      L.push("");
+      if (row.cells.c !== undefined) {
+        L.push("| configuration | metric | unit | C median [p10-p90 of runs] |");
+        L.push("| --- | --- | --- | --- |");
+      } else {
+        L.push(`| scenario | metric | unit | ${impls.map((i) => `${i} median [spread]`).join(" | ")} | native/JS |`);
+        L.push(`| --- | --- | --- | ${impls.map(() => "---").join(" | ")} | --- |`);
+      }
+    }
+    const sc = mdEscape(row.scenario);
+    if (row.cells.all) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${mdEscape(row.cells.all)} |`);
+    else if (row.cells.c !== undefined) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${row.cells.c} |`);
+    else L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} |`);
+    const next = rows[rows.indexOf(row) + 1];
+    if (!next || next.group !== group) L.push("");
+  }
+  const failures = [];
+  for (const r of results) {
+    for (const [impl, e] of Object.entries(r.impls)) {
+      for (const err of e.errors ?? []) failures.push(`- ${r.id} (${impl}): ${err}`);
+    }
+  }
+  if (failures.length) {
+    L.push("### Failed repetitions");
+    L.push("");
+    L.push(...failures);
+    L.push("");
+  }
+  L.push("## Scenarios and method");
+  L.push("");
+  L.push(METHOD);
+  if (analysis) {
+    L.push("");
+    L.push(analysis.trim());
+  }
+  L.push("");
+  return L.join("\n");
+}
+
+const METHOD = `
+1. **Handoff latency** (\`bench/scenarios/handoff.js\`). One spawner (the child's main thread, \`owner: true\`) and one
+   worker serving slot 0. A sample is \`process.hrtime.bigint()\` (CLOCK_MONOTONIC, the same clock in every thread)
+   read just before \`spawn()\` against the same clock read as the first statement of \`runThread\`. The spawner joins
+   each thread (Atomics.wait on a completion counter in a separate SharedArrayBuffer, the same for both
+   implementations). *Hot*: the next spawn happens 20-50 us (uniform) after the previous thread's \`runThread\` ended
+   (by its end stamp; when the join's own wake-up takes longer, at once after the join). *Cold*: 50 ms idle between
+   threads. The first samples are warm-up and dropped.
+2. **Empty-thread throughput** (\`throughput.js\`). 1, 2 or 4 serving workers; waves of as many threads as workers;
+   each wave joined before the next one is spawned, with no gap. Threads per second, and process CPU per thread.
+3. **Contention** (\`contention.js\`). 3 spawning worker threads (non-owner closures) push 100,000 empty threads in
+   total through 4 serving workers as fast as the pool admits them (no join; a spawn that finds every slot busy
+   sleeps on the generation, default spawnWaitMs 250). Wall time from the go flag to the last completion; declines.
+4. **Thread-wave guest** (\`waves.js\`). The guest of \`guest/\` through \`test/support/wave-harness.js\` and the package's
+   \`createWasiThreadSpawn\`, 2000 waves of 7 threads (lanes 8, 16 rounds): wall time and \`process.cpuUsage()\` of
+   the call, plus a per-thread breakdown taken with timestamps (see the scenario file).
+5. **Scan cost** (\`scan.js\`). Capacity 1024, every slot in service; slots 0-1019 set RUNNING by direct stores into
+   the control words (no worker), slots 1020-1023 armed and served. Timed: the \`spawn()\` call (which scans 1020 busy
+   slots first) and spawn -> runThread. Reference: capacity 4, no busy slot.
+6. **Idle cost** (\`idle.js\`). 64 workers parked on idle slots; after a settle time, \`process.cpuUsage()\` of the
+   child over 5 s (all threads; the main thread sleeps in Atomics.wait), as % of one core, and the context switches
+   of all its threads from /proc/self/task/*/status.
+7. **Shutdown** (\`shutdown-child.js\`). 64 workers parked on idle slots, unref'd; the main module writes its
+   CLOCK_MONOTONIC time to stdout as its last act and ends; the runner stamps the child's exit event with the same
+   clock. Variant: every slot retired first (workers ref'd), as a host's terminateAll does.
+8. **Plain C reference** (\`bench/c/pingpong.c\`, built with \`cc -O2 -pthread\` into .tmp/bench). Two threads hand
+   a token back and forth; one way = the sender's clock before its signal to the receiver's clock after its wait
+   returned (the quantity of scenario 1); round trip = ping to pong. Spin-then-futex spins with x86 \`pause\` and skips
+   the wake when the peer is not parked; futex-only always parks and always wakes (what Atomics.wait/notify do).
+   With a 30 us gap the pinger busy-waits 30 us between handoffs, as the hot handoff does.
+`.trim();
+
+export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls }) {
+  const svgName = `${base}.svg`;
+  const jsonPath = join(outDir, `${base}.json`);
+  const mdPath = join(outDir, `${base}.md`);
+  const svgPath = join(outDir, svgName);
+  const repoDir = new URL("../..", import.meta.url).pathname;
+  let quickInfo = null;
+  const quickJson = join(repoDir, ".tmp", "bench", "quick.json");
+  if (runInfo.mode === "quick") quickInfo = { seconds: runInfo.seconds };
+  else if (existsSync(quickJson)) {
+    try {
+      quickInfo = { seconds: JSON.parse(readFileSync(quickJson, "utf8")).run.seconds };
+    } catch {}
+  }
+  const analysisPath = new URL("../analysis.md", import.meta.url);
+  const analysis = existsSync(analysisPath) ? readFileSync(analysisPath, "utf8") : null;
+  writeFileSync(
+    jsonPath,
+    JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n",
+  );
+  writeFileSync(svgPath, renderSvg(results, plans, targets));
+  writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }));
+  return [mdPath, jsonPath, svgPath];
+}

@@ -1,0 +1,316 @@
+#!/usr/bin/env node
+// `npm run bench`: the native pool against the JS baseline.
+//
+//   node bench/run.js            full run (a few minutes); writes
+//                                docs/benchmarks.{md,json,svg}
+//   node bench/run.js --quick    CI smoke run (seconds); writes .tmp/bench/
+//
+// Options:
+//   --quick             small sizes, one repetition
+//   --only=a,b          only the scenarios whose id starts with one of these
+//   --impl=js|native    only one implementation (default: every one available)
+//   --reps=N            repetitions per implementation (default: per scenario)
+//   --out=DIR           where the report goes (default: docs/ for a full run
+//                       of every scenario, else .tmp/bench/)
+//   --no-report         print the table only
+//
+// Every repetition of every scenario runs in a fresh child process, and the
+// implementations alternate (A B A B ...) so that drift of a shared machine
+// falls on both. Progress goes to stderr; the table to stdout.
+
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { buildPlan } from "./lib/plan.js";
+import { summarize, downsampleSorted } from "./lib/stats.js";
+import { machineInfo } from "./lib/machine.js";
+import { implementations } from "./lib/api.js";
+import { evaluateTargets, formatTable, writeReport } from "./lib/report.js";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoDir = resolve(benchDir, "..");
+
+// ---------------------------------------------------------------------------
+// Options.
+
+const argv = process.argv.slice(2);
+const opt = (name) => {
+  const hit = argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (hit === undefined) return undefined;
+  return hit.includes("=") ? hit.slice(hit.indexOf("=") + 1) : true;
+};
+for (const a of argv) {
+  if (!/^--(quick|only|impl|reps|out|no-report|help)(=|$)/.test(a)) {
+    console.error(`bench: unknown option ${a} (see the head of bench/run.js)`);
+    process.exit(2);
+  }
+}
+if (opt("help")) {
+  console.log("usage: node bench/run.js [--quick] [--only=id,...] [--impl=js|native] [--reps=N] [--out=DIR] [--no-report]");
+  process.exit(0);
+}
+const quick = !!opt("quick");
+const only = typeof opt("only") === "string" ? opt("only").split(",").filter(Boolean) : null;
+const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps")) | 0) : null;
+
+const available = implementations();
+let impls = available.list;
+if (typeof opt("impl") === "string") {
+  impls = impls.filter((i) => i === opt("impl"));
+  if (impls.length === 0) {
+    console.error(`bench: implementation ${opt("impl")} is not available here (${available.nativeReason ?? "?"})`);
+    process.exit(2);
+  }
+}
+
+let plan = buildPlan({ quick });
+if (only) plan = plan.filter((s) => only.some((o) => s.id.startsWith(o)));
+const complete = !only && impls.length === available.list.length && repsOverride === null;
+const outDir = typeof opt("out") === "string"
+  ? resolve(opt("out"))
+  : !quick && complete
+    ? join(repoDir, "docs")
+    : join(repoDir, ".tmp", "bench");
+
+// ---------------------------------------------------------------------------
+// Children.
+
+function log(line) {
+  process.stderr.write(`${line}\n`);
+}
+
+const started = process.hrtime.bigint();
+const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+
+// Runs a command; resolves {code, signal, stdout, stderr, exitAt (hrtime ns),
+// timedOut}.
+function runChild(command, args, { timeoutMs, env }) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { cwd: repoDir, env: env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("exit", (code, signal) => {
+      const exitAt = process.hrtime.bigint();
+      clearTimeout(timer);
+      // Let the pipes drain before resolving.
+      let pending = 2;
+      const done = () => {
+        if (--pending === 0) resolvePromise({ code, signal, stdout, stderr, exitAt, timedOut });
+      };
+      if (child.stdout.readableEnded) done();
+      else child.stdout.on("end", done);
+      if (child.stderr.readableEnded) done();
+      else child.stderr.on("end", done);
+    });
+  });
+}
+
+function tail(text, lines = 6) {
+  return text.trim().split("\n").slice(-lines).join("\n");
+}
+
+// One repetition of a scenario on one implementation: {metrics, info} or
+// {error} or {skip}.
+async function measure(scenario, impl) {
+  if (scenario.kind === "c") return measureC(scenario);
+  const script = join(benchDir, "scenarios", scenario.script);
+  if (!existsSync(script)) return { skip: `bench/scenarios/${scenario.script} not present` };
+  const params = JSON.stringify({ impl, quick, ...scenario.params });
+  const r = await runChild(process.execPath, [script, params], { timeoutMs: scenario.timeoutMs });
+  if (r.timedOut) return { error: `timed out after ${scenario.timeoutMs} ms` };
+  const skip = /^BENCH_SKIP (.*)$/m.exec(r.stdout);
+  if (skip) return { skip: skip[1] };
+  if (scenario.kind === "exit") {
+    const m = /^BENCH_END (\d+)$/m.exec(r.stdout);
+    if (!m || r.code !== 0) return { error: `exit ${r.code ?? r.signal}: ${tail(r.stderr)}` };
+    const exitMs = Number(r.exitAt - BigInt(m[1])) / 1e6;
+    return { metrics: { exitMs: { value: exitMs } }, info: {} };
+  }
+  const m = /^BENCH_RESULT (.*)$/m.exec(r.stdout);
+  if (!m) return { error: `exit ${r.code ?? r.signal}, no result: ${tail(r.stderr)}` };
+  const result = JSON.parse(m[1]);
+  if (r.code !== 0) result.info = { ...result.info, exitCode: r.code ?? r.signal };
+  return result;
+}
+
+let pingpong = null; // path of the built C reference, or {error}
+function buildPingpong() {
+  if (pingpong) return pingpong;
+  const dir = join(repoDir, ".tmp", "bench");
+  mkdirSync(dir, { recursive: true });
+  const exe = join(dir, "pingpong");
+  const src = join(benchDir, "c", "pingpong.c");
+  try {
+    execFileSync(process.env.CC || "cc", ["-O2", "-pthread", "-o", exe, src], { stdio: "pipe" });
+    pingpong = { exe };
+  } catch (error) {
+    pingpong = { error: `cc failed: ${String(error.stderr ?? error.message).trim()}` };
+  }
+  return pingpong;
+}
+
+async function measureC(scenario) {
+  const built = buildPingpong();
+  if (built.error) return { skip: built.error };
+  const r = await runChild(built.exe, scenario.args, { timeoutMs: scenario.timeoutMs });
+  if (r.timedOut) return { error: `timed out after ${scenario.timeoutMs} ms` };
+  if (r.code !== 0) return { error: `exit ${r.code ?? r.signal}: ${tail(r.stderr)}` };
+  const out = JSON.parse(r.stdout.trim().split("\n").pop());
+  return {
+    metrics: {
+      oneWayUs: { value: out.oneWayNs.p50 / 1000 },
+      roundTripUs: { value: out.roundTripNs.p50 / 1000 },
+      oneWayP99Us: { value: out.oneWayNs.p99 / 1000 },
+    },
+    info: out,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The run.
+
+const machine = machineInfo(repoDir);
+log(
+  `bench: ${quick ? "quick" : "full"} run, implementations ${impls.join(" + ")}` +
+    (available.nativeReason ? ` (native: ${available.nativeReason})` : "") +
+    `; ${machine.cores} CPUs, load ${machine.loadAverage.join(" ")}`,
+);
+
+const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" ? 1 : impls.length), 0);
+let step = 0;
+const results = []; // per scenario
+
+for (const scenario of plan) {
+  const reps = repsOverride ?? scenario.reps;
+  const order = scenario.kind === "c" ? ["c"] : impls;
+  const runs = Object.fromEntries(order.map((i) => [i, []]));
+  const t0 = elapsed();
+  let skipped = null;
+  for (let rep = 0; rep < reps && !skipped; rep++) {
+    for (const impl of order) {
+      step++;
+      const s0 = elapsed();
+      const r = await measure(scenario, impl);
+      const took = (elapsed() - s0).toFixed(1);
+      const head = `[${String(step).padStart(3)}/${totalSteps} ${elapsed().toFixed(0).padStart(4)}s] ${scenario.id} ${impl} ${rep + 1}/${reps}`;
+      if (r.skip) {
+        log(`${head}: skipped (${r.skip})`);
+        skipped = r.skip;
+        break;
+      }
+      if (r.error) {
+        log(`${head}: FAILED ${r.error}`);
+        runs[impl].push({ error: r.error });
+        continue;
+      }
+      runs[impl].push(r);
+      const first = scenario.metrics[0];
+      const m = r.metrics[first.key];
+      const shown = m?.value ?? (m?.samples ? summarize(m.samples)[first.stat] : NaN);
+      log(`${head}: ${first.label} ${fmt(shown, first)} ${first.unit} (${took}s)`);
+    }
+  }
+  results.push(aggregate(scenario, runs, skipped, elapsed() - t0));
+}
+
+function fmt(v, metric) {
+  if (!Number.isFinite(v)) return "-";
+  const digits = metric?.digits ?? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  return v.toFixed(digits);
+}
+
+// Per implementation and metric: the figure, its spread and the raw
+// per-repetition summaries.
+function aggregate(scenario, runs, skipped, seconds) {
+  const out = {
+    id: scenario.id,
+    group: scenario.group,
+    title: scenario.title,
+    kind: scenario.kind,
+    params: scenario.params ?? { args: scenario.args },
+    seconds: Math.round(seconds * 10) / 10,
+    skipped,
+    impls: {},
+  };
+  for (const [impl, reps] of Object.entries(runs)) {
+    const ok = reps.filter((r) => !r.error);
+    const entry = { reps: reps.length, failed: reps.length - ok.length, errors: reps.filter((r) => r.error).map((r) => r.error), metrics: {}, info: ok.map((r) => r.info) };
+    for (const metric of scenario.metrics) {
+      const name = `${metric.key}:${metric.stat}`;
+      if (metric.stat === "value") {
+        const values = ok.map((r) => r.metrics[metric.key]?.value).filter(Number.isFinite);
+        if (values.length === 0) continue;
+        const s = summarize(values);
+        entry.metrics[name] = { value: s.p50, lo: s.p10, hi: s.p90, spread: "p10-p90 of repetitions", perRep: values };
+      } else {
+        const perRep = ok.map((r) => r.metrics[metric.key]?.samples).filter((v) => Array.isArray(v) && v.length);
+        if (perRep.length === 0) continue;
+        const pooled = perRep.flat();
+        const s = summarize(pooled);
+        const repStats = perRep.map((v) => summarize(v));
+        if (metric.stat === "p99") {
+          const p99s = repStats.map((r) => r.p99);
+          const q = summarize(p99s);
+          entry.metrics[name] = { value: s.p99, lo: q.min, hi: q.max, spread: "min-max of the repetitions' p99", perRep: p99s };
+        } else {
+          entry.metrics[name] = {
+            value: s.p50,
+            lo: s.p10,
+            hi: s.p90,
+            spread: "p10-p90 of all samples",
+            n: s.n,
+            perRep: repStats.map((r) => r.p50),
+            summary: s,
+            quantiles: downsampleSorted(pooled, 101),
+          };
+        }
+      }
+    }
+    out.impls[impl] = entry;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Output.
+
+const totalSeconds = Math.round(elapsed() * 10) / 10;
+machine.loadAverageAfter = (await import("node:os")).default.loadavg().map((v) => Math.round(v * 100) / 100);
+const runInfo = {
+  mode: quick ? "quick" : "full",
+  complete,
+  implementations: impls,
+  nativeUnavailable: available.nativeReason,
+  seconds: totalSeconds,
+  command: `node bench/run.js${argv.length ? " " + argv.join(" ") : ""}`,
+};
+const plans = Object.fromEntries(plan.map((s) => [s.id, s]));
+const targets = evaluateTargets(results);
+
+process.stdout.write(formatTable(results, plans, impls) + "\n");
+process.stdout.write("\nTargets (native):\n");
+for (const t of targets) {
+  process.stdout.write(`  ${t.status.padEnd(7)} ${t.name}: ${t.figure}\n`);
+}
+process.stdout.write(`\n${runInfo.mode} run took ${totalSeconds} s\n`);
+
+if (!opt("no-report")) {
+  mkdirSync(outDir, { recursive: true });
+  const base = quick ? "quick" : "benchmarks";
+  const files = writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls });
+  for (const f of files) log(`bench: wrote ${relative(repoDir, f) || f}`);
+}
+
+const broken = results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));
+// A scenario that failed in every repetition fails the run (the smoke test's
+// point); slow figures never do.
+process.exit(broken ? 1 : 0);
