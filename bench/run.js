@@ -19,7 +19,7 @@
 // falls on both. Progress goes to stderr; the table to stdout.
 
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync, existsSync, statSync } from "node:fs";
+import { mkdirSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -125,7 +125,16 @@ async function measure(scenario, impl) {
   const script = join(benchDir, "scenarios", scenario.script);
   if (!existsSync(script)) return { skip: `bench/scenarios/${scenario.script} not present` };
   const params = JSON.stringify({ impl, quick, ...scenario.params });
-  const r = await runChild(process.execPath, [script, params], { timeoutMs: scenario.timeoutMs });
+  const outFile = join(tmpDir, `result-${process.pid}-${++childCount}.txt`);
+  rmSync(outFile, { force: true });
+  const r = await runChild(process.execPath, [script, params], {
+    timeoutMs: scenario.timeoutMs,
+    env: { ...process.env, BENCH_OUT: outFile },
+  });
+  if (existsSync(outFile)) {
+    r.stdout += readFileSync(outFile, "utf8");
+    rmSync(outFile, { force: true });
+  }
   if (r.timedOut) return { error: `timed out after ${scenario.timeoutMs} ms` };
   const skip = /^BENCH_SKIP (.*)$/m.exec(r.stdout);
   if (skip) return { skip: skip[1] };
@@ -142,12 +151,14 @@ async function measure(scenario, impl) {
   return result;
 }
 
+const tmpDir = join(repoDir, ".tmp", "bench");
+mkdirSync(tmpDir, { recursive: true });
+let childCount = 0;
+
 let pingpong = null; // path of the built C reference, or {error}
 function buildPingpong() {
   if (pingpong) return pingpong;
-  const dir = join(repoDir, ".tmp", "bench");
-  mkdirSync(dir, { recursive: true });
-  const exe = join(dir, "pingpong");
+  const exe = join(tmpDir, "pingpong");
   const src = join(benchDir, "c", "pingpong.c");
   try {
     execFileSync(process.env.CC || "cc", ["-O2", "-pthread", "-o", exe, src], { stdio: "pipe" });

@@ -2,7 +2,7 @@
 
 import { Worker } from "node:worker_threads";
 import { once } from "node:events";
-import { readdirSync, readFileSync, writeSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 
 export const hrnow = process.hrtime.bigint;
 
@@ -24,9 +24,22 @@ export function params() {
   return JSON.parse(process.argv[2] ?? "{}");
 }
 
-// The one line the runner reads.
+// The result the runner reads: into the file it names in BENCH_OUT, else one
+// line on stdout (written in full: a pipe may take a large line in parts).
 export function emit(result) {
-  writeSync(1, `BENCH_RESULT ${JSON.stringify(result)}\n`);
+  const text = `BENCH_RESULT ${JSON.stringify(result)}\n`;
+  if (process.env.BENCH_OUT) {
+    writeFileSync(process.env.BENCH_OUT, text);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(1, bytes, at);
+    } catch (error) {
+      if (error.code !== "EAGAIN") throw error;
+    }
+  }
 }
 
 export function sleepSync(ms) {

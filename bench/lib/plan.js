@@ -65,6 +65,23 @@ export function buildPlan({ quick }) {
       timeoutMs: 120000,
     });
   }
+  plan.push({
+    id: "throughput-1-breakdown",
+    group: "2. Empty-thread throughput",
+    title: "1 worker, every thread stamped: where one thread's time goes",
+    kind: "pool",
+    script: "throughput.js",
+    reps: Q(2, 1),
+    params: { workers: 1, threads: Q(5000, 500), warmup: Q(500, 50), breakdown: true },
+    metrics: [
+      { key: "threadsPerSec", stat: "value", label: "threads/s (stamped)", unit: "/s", better: "higher", digits: 0 },
+      { key: "spawnCallUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
+      { key: "handoffUs", stat: "p50", label: "spawn -> runThread p50", unit: "us", better: "lower" },
+      { key: "joinWakeUs", stat: "p50", label: "runThread end -> join returned p50", unit: "us", better: "lower" },
+      { key: "turnaroundUs", stat: "p50", label: "join returned -> next spawn p50", unit: "us", better: null },
+    ],
+    timeoutMs: 120000,
+  });
   plan.push(
     {
       id: "contention",
