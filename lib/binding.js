@@ -17,8 +17,9 @@ function load() {
     return { binding: null, path: null, error: "WASI_THREAD_POOL_NO_ADDON=1" };
   }
   try {
-    const nodeGypBuild = require("node-gyp-build");
-    const path = nodeGypBuild.resolve(root);
+    // WASI_THREAD_POOL_ADDON names a specific build, such as the sanitizer
+    // build of `make -C test/c addon-asan`.
+    const path = process.env.WASI_THREAD_POOL_ADDON || require("node-gyp-build").resolve(root);
     const binding = require(path);
     return { binding, path, error: null };
   } catch (error) {

@@ -110,7 +110,8 @@ export function createPoolApi({ native = null, env = null } = {}) {
     return requested;
   }
 
-  function createWasiThreadPool({ capacity, spawnWaitMs, implementation } = {}) {
+  function createWasiThreadPool(options) {
+    const { capacity, spawnWaitMs, implementation } = checkOptions(options, "options");
     checkCapacity(capacity);
     const waitMs = resolveSpawnWaitMs(spawnWaitMs);
     const chosen = chooseImplementation(implementation);
@@ -206,12 +207,15 @@ export function createPoolApi({ native = null, env = null } = {}) {
 
   function createWasiThreadPoolSpawn(pool, options) {
     const control = checkPool(pool);
-    checkPoolSpawnWaitMs(pool);
+    const spawnWaitMs = checkPoolSpawnWaitMs(pool);
     const opts = checkOptions(options, "options");
     const owner = Boolean(opts.owner);
     const grow = checkOptionalFunction(opts.grow, "grow");
     const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
-    if (!isNative(control)) return twin.createWasiThreadPoolSpawn(pool, { owner, grow, dispatchMessage });
+    if (!isNative(control)) {
+      const descriptor = pool.spawnWaitMs === spawnWaitMs ? pool : { control, spawnWaitMs };
+      return twin.createWasiThreadPoolSpawn(descriptor, { owner, grow, dispatchMessage });
+    }
 
     // The SDK hands dispatchMessage the caller's startArg as given, not the
     // int32 stored in the slot; the core only carries the int32, so the
@@ -219,7 +223,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
     let currentStartArg;
     const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
     const out = new Int32Array(1);
-    const spawner = addon.createSpawner(handleOf(control), pool.spawnWaitMs, owner, grow, dispatch, out);
+    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out);
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
       currentStartArg = startArg;

@@ -86,9 +86,10 @@ export function checkOptions(options, name) {
 
 // The descriptor's own spawnWaitMs: a pool posted from another thread (or
 // built by hand) may carry anything, and NaN would make the SDK's claim loop
-// spin forever.
+// spin forever. Missing means the default, as for createWasiThreadPool.
 export function checkPoolSpawnWaitMs(pool) {
   const value = pool.spawnWaitMs;
+  if (value === undefined || value === null) return DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
   if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
     throw new RangeError(`pool.${SPAWN_WAIT_MESSAGE}`);
   }

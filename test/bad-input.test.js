@@ -188,7 +188,7 @@ function otherArgumentCases() {
     cases.push(["serveWasiThreadPoolSlot", `options ${label}`, (p) => serve(p, 0, value), TypeError, /^options must be an object/]);
     cases.push(["createWasiThreadPoolSpawn", `options ${label}`, (p) => createSpawn(p, value), TypeError, /^options must be an object/]);
   }
-  for (const [label, value] of [["NaN", NaN], ["-1", -1], ["Infinity", Infinity], ["\"10\"", "10"], ["undefined", undefined]]) {
+  for (const [label, value] of [["NaN", NaN], ["-1", -1], ["Infinity", Infinity], ["\"10\"", "10"]]) {
     cases.push(["createWasiThreadPoolSpawn", `a descriptor with spawnWaitMs ${label}`,
       (p) => createSpawn({ control: p.control, spawnWaitMs: value }), RangeError,
       new RegExp(`^pool\\.${SPAWN_WAIT_MESSAGE.replace(/\./g, "\\.")}$`)]);
@@ -292,6 +292,21 @@ for (const impl of IMPLEMENTATIONS) {
         assert.throws(() => createPool(impl, { capacity: 1, spawnWaitMs }),
           (error) => error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE);
       }
+    });
+
+    it("a descriptor without spawnWaitMs spawns with the default wait, as createWasiThreadPool does", () => {
+      const pool = createPool(impl, { capacity: 1 });
+      const spawn = createSpawn({ control: pool.control }, { owner: true, grow: () => {} });
+      const { tid, reason } = spawn(0);
+      assert.equal(reason, null);
+      assert.equal(tid, 1);
+    });
+
+    it("createWasiThreadPool: non-object options throw a TypeError naming options; null ones lack a capacity", () => {
+      for (const options of [5, "x", true]) {
+        assertThrowsNamed(() => api.createWasiThreadPool(options), TypeError, /^options must be an object/);
+      }
+      assertThrowsNamed(() => api.createWasiThreadPool(null), RangeError, /^pool capacity must be/);
     });
 
     it("createWasiThreadPool: an unknown implementation throws, naming it", () => {

@@ -454,12 +454,8 @@ for (const impl of IMPLEMENTATIONS) {
       });
 
       // The SDK calls dispatchMessage(slot, tid, startArg) with the caller's
-      // value. lib/pool-api.js passes startArg | 0 into the native spawner,
-      // so a native pool dispatches the truncated value: reported, marked
-      // todo there until it is settled.
-      it("dispatchMessage receives the start argument as given; the slot stores startArg | 0", {
-        todo: impl === "native" ? "native dispatches startArg | 0 (lib/pool-api.js truncates before the addon)" : false,
-      }, () => {
+      // value; the slot itself stores startArg | 0.
+      it("dispatchMessage receives the start argument as given; the slot stores startArg | 0", () => {
         const pool = createPool(impl, { capacity: 1 });
         open(pool, 1);
         arm(pool, 0, { messageDispatch: true });
