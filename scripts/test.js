@@ -3,7 +3,8 @@
 //
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
-//   2. the guest build, if the guest build script exists
+//   2. the addon's protocol suites with the addon built under ASan+UBSan
+//      (Linux), and the guest build, if the guest build script exists
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
@@ -27,6 +28,7 @@ function step(name, command, args) {
 for (const dir of ["test/c", "test/model", "test/fuzz"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
 }
+if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "bash", ["scripts/build-guest.sh"]);
 
 const files = readdirSync(join(root, "test"))
