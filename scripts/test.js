@@ -3,7 +3,7 @@
 //
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
-//   2. the addon's protocol suites with the addon built under ASan+UBSan
+//   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux), and the guest build, if the guest build script exists
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
@@ -28,6 +28,7 @@ function step(name, command, args) {
 for (const dir of ["test/c", "test/model", "test/fuzz"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
 }
+step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", "-p", "types/test"]);
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "bash", ["scripts/build-guest.sh"]);
 
