@@ -38,40 +38,47 @@ extern "C" {
  * - latency: worker.terminate() must resolve within 100 ms. A worker parked
  *   in C notices its termination only when a slice ends and the binding's
  *   interrupted() says so; then it unwinds (serve retires its slot and
- *   returns) and Node finishes tearing the worker down. A 40 ms slice leaves
- *   60 ms of that budget for the unwinding and the teardown, and the slice's
- *   worst case (a full 40 ms) still fits with room for a late timer.
- * - idle cost: an idle pool of 64 parked workers must cost < 1% of one core.
- *   Each slice end is a timer expiry, a context switch in and out and one
- *   interrupted() poll. Measured on the project's 2-vCPU VM
- *   (test/c/bench_idle.c, `make -C test/c idle`): 64 threads parked in
- *   40 ms slices use about 0.3-0.5% of one core (1600 wake-ups/s at about
- *   2-3 us each). 20 ms slices would double that, close to the budget;
- *   80 ms would break the terminate bound.
+ *   returns) and Node tears the worker down. A slice of at most 50 ms leaves
+ *   half of the budget for the unwinding and the teardown.
+ * - idle cost: an idle pool of 64 parked workers must cost < 1% of a core.
+ *   Every slice end is a timer expiry plus a context switch in and out plus
+ *   one interrupted() poll, and on the project's 2-vCPU VM a timed-out
+ *   futex wait alone costs 8-15 us of CPU (measured with a bare futex loop
+ *   too, so it is the VM's, not this layer's). So the cost is
+ *   64 * 1000 / SLICE_MS * ~8 us: 40 ms gives ~1.3%, 50 ms ~1.0%, 80 ms
+ *   ~0.75% (`make -C test/c idle`, on the VM while other builds ran, load
+ *   average ~20; less on a quiet machine).
+ * 50 ms is the longest slice that keeps the terminate bound with a margin,
+ * and the cheapest that does. Slices end on a process-wide grid (see
+ * wtp_park.c), which cut the idle cost by about a third.
  */
 #ifndef WTP_PARK_SLICE_MS
-#define WTP_PARK_SLICE_MS 40
+#define WTP_PARK_SLICE_MS 50
 #endif
 
 /* Re-reads of the word before a waiter parks, each followed by one
  * cpu-relax instruction (x86 pause, arm64 yield).
  *
- * Why this number: a blocking wake round trip costs about 43 us on this
- * VM when the two threads are on different CPUs (FINDINGS), and a spin that
- * catches the change hands off in well under 1 us. But a spin that does not
- * catch it is pure loss, and when the waker needs the spinner's CPU it is
- * worse than loss. So the spin should cover the short handoffs (a spawner
- * assigning a slot a worker is about to park on, a thread finishing while a
- * spawner looks for a slot) and give up long before it costs what a park
- * costs. A pause takes about 30-40 ns on current x86 (measured here: 30 ns
- * on the AMD EPYC VM; Skylake and later Intel parts are ~140 cycles), so
- * 200 relaxes are 6-8 us: a fifth of one blocking round trip. On parts with
- * a short pause (older Intel, arm64 yield) the spin is shorter, never
- * longer. test/c/test_threads.c prints the handoff latency with the spin
- * off and on (`make -C test/c check`, "handoff latency").
+ * Why this number: the spin should catch a change made by a thread running
+ * on another CPU, and give up before it costs what it can save when the
+ * thread it waits for shares its CPU (then every spin iteration delays that
+ * thread). Measured with test/c/bench_spin.c (`make -C test/c spin`:
+ * ping-pong through __wtp_park/__wtp_unpark_one, median round trip = two
+ * handoffs, 2-vCPU AMD EPYC VM where one pause is ~30 ns):
+ *
+ *   spin limit          0     50    100    150    200    400   2000
+ *   different CPUs   43-75    16    1.9    0.8    0.8    1.6    3.1  us
+ *   same CPU          8-22    11     15     18     21     33    126  us
+ *
+ * 100 takes nearly all of the cross-CPU gain (two blocking wakes of ~20-40
+ * us each become ~1 us) while a spin that cannot succeed costs ~3 us
+ * (100 x ~30 ns), less than one same-CPU blocking handoff (~4-8 us): the
+ * worst case stays within 2x, the good case gains ~20x. Longer spins only
+ * add to the same-CPU loss. On parts with a shorter pause (older Intel,
+ * arm64 yield) the spin is shorter in time, never longer.
  */
 #ifndef WTP_PARK_SPIN_LIMIT
-#define WTP_PARK_SPIN_LIMIT 200
+#define WTP_PARK_SPIN_LIMIT 100
 #endif
 
 /* Upper bound of concurrent spinners: ncpus - 1 (0 on one CPU), read once

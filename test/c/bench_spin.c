@@ -1,0 +1,93 @@
+/* bench_spin.c: handoff latency of the park layer against the spin limit.
+ *
+ * Two threads pass a token through one word with __wtp_park /
+ * __wtp_unpark_one, for several spin limits, with the threads pinned to
+ * different CPUs ("split"), to the same CPU ("same") or left to the
+ * scheduler ("free"). Prints the median round trip of several runs. Used to
+ * choose WTP_PARK_SPIN_LIMIT; `make -C test/c spin`. Not a test. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/wtp_park.h"
+#include "../../src/wtp_wait.h"
+
+typedef struct game {
+  int32_t word;
+  int rounds;
+  int cpu_b;
+} game_t;
+
+static void pin(int cpu) {
+  if (cpu < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+static void play(game_t* g, int parity) {
+  for (int r = 0; r < g->rounds; r++) {
+    for (;;) {
+      int32_t v = __atomic_load_n(&g->word, __ATOMIC_SEQ_CST);
+      if ((v & 1) == parity) break;
+      __wtp_park(&g->word, v, UINT64_MAX, NULL, NULL);
+    }
+    __atomic_fetch_add(&g->word, 1, __ATOMIC_SEQ_CST);
+    __wtp_unpark_one(&g->word);
+  }
+}
+
+static void* player_b(void* p) {
+  game_t* g = p;
+  pin(g->cpu_b);
+  play(g, 1);
+  return NULL;
+}
+
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median round trip in microseconds. */
+static double measure(int cpu_a, int cpu_b, int rounds, int reps) {
+  double r[16];
+  for (int i = 0; i < reps; i++) {
+    game_t g = {0, rounds, cpu_b};
+    pthread_t th;
+    pin(cpu_a);
+    uint64_t t0 = __wtp_now_ns();
+    pthread_create(&th, NULL, player_b, &g);
+    play(&g, 0);
+    pthread_join(th, NULL);
+    r[i] = (double)(__wtp_now_ns() - t0) / 1e3 / rounds;
+  }
+  qsort(r, (size_t)reps, sizeof r[0], cmp);
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+  pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+  return r[reps / 2];
+}
+
+int main(int argc, char** argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 2000;
+  static const int limits[] = {0, 50, 100, 150, 200, 400, 2000};
+  printf("round trip (us), median of 5 x %d; default spin limit %d\n", rounds,
+         WTP_PARK_SPIN_LIMIT);
+  printf("%8s %10s %10s %10s\n", "spin", "split", "same", "free");
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    __wtp_park_set_spin_limit(limits[i]);
+    double split = measure(0, 1, rounds, 5);
+    double same = measure(0, 0, rounds / 4, 5);
+    double fr = measure(-1, -1, rounds, 5);
+    printf("%8d %10.1f %10.1f %10.1f\n", limits[i], split, same, fr);
+    fflush(stdout);
+  }
+  return 0;
+}
