@@ -1,0 +1,82 @@
+/* wait_windows.c: wtp_wait.h on Windows 8 and later.
+ *
+ * WaitOnAddress / WakeByAddressSingle / WakeByAddressAll (Synchronization.lib,
+ * see binding.gyp). WaitOnAddress compares the word with the expected value
+ * and sleeps only if they are equal, atomically with respect to the wakes,
+ * like a futex; it returns TRUE on a wake (which may be spurious) or when
+ * the values differ, FALSE with ERROR_TIMEOUT when its timeout ran out.
+ *
+ * Its timeout is relative and in milliseconds, so __wtp_wait keeps the
+ * absolute deadline on the QueryPerformanceCounter clock, passes the
+ * remainder rounded up, and only reports a timeout once that clock has
+ * reached the deadline. Windows has no EINTR: an alertable APC does not end
+ * WaitOnAddress.
+ *
+ * Not compiled in this repository's CI (Linux only); written against the
+ * documented Win32 contract.
+ */
+/* WaitOnAddress is declared for Windows 8 (0x0602) and later. */
+#if !defined(_WIN32_WINNT) || _WIN32_WINNT < 0x0602
+#undef _WIN32_WINNT
+#define _WIN32_WINNT 0x0602
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "wtp_wait.h"
+
+/* Ticks per second of QueryPerformanceCounter; fixed at boot. A racing
+ * first use writes the same value, so relaxed suffices. */
+static _Atomic int64_t qpc_freq;
+
+uint64_t __wtp_now_ns(void) {
+  int64_t f = atomic_load_explicit(&qpc_freq, memory_order_relaxed);
+  if (f == 0) {
+    LARGE_INTEGER li;
+    QueryPerformanceFrequency(&li); /* never fails on XP and later */
+    f = li.QuadPart;
+    atomic_store_explicit(&qpc_freq, f, memory_order_relaxed);
+  }
+  LARGE_INTEGER c;
+  QueryPerformanceCounter(&c);
+  uint64_t ticks = (uint64_t)c.QuadPart, freq = (uint64_t)f;
+  /* Split to avoid overflowing ticks * 1e9. */
+  return ticks / freq * 1000000000u + ticks % freq * 1000000000u / freq;
+}
+
+int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+  for (;;) {
+    DWORD ms = INFINITE;
+    if (deadline_ns != UINT64_MAX) {
+      uint64_t now = __wtp_now_ns();
+      if (now >= deadline_ns) {
+        /* Past the deadline: a differing value still answers "changed".
+         * Relaxed: the caller re-reads with the order it needs. */
+        return atomic_load_explicit((_Atomic int32_t*)addr,
+                                    memory_order_relaxed) != expected;
+      }
+      uint64_t r = (deadline_ns - now + 999999u) / 1000000u; /* round up */
+      ms = r >= INFINITE ? INFINITE - 1 : (DWORD)r;
+    }
+    int32_t compare = expected;
+    if (WaitOnAddress((volatile VOID*)addr, &compare, sizeof compare, ms))
+      return 1; /* woken (maybe spuriously) or the value differed */
+    if (GetLastError() == ERROR_TIMEOUT) {
+      if (__wtp_now_ns() >= deadline_ns) return 0;
+      continue; /* the tick-based timeout came early: wait the rest */
+    }
+    /* No other failure is documented; report a spurious wake after a short
+     * sleep so the caller polls instead of spinning. */
+    Sleep(1);
+    return deadline_ns == UINT64_MAX || __wtp_now_ns() < deadline_ns;
+  }
+}
+
+void __wtp_wake_one(int32_t* addr) { WakeByAddressSingle((PVOID)addr); }
+
+void __wtp_wake_all(int32_t* addr) { WakeByAddressAll((PVOID)addr); }
