@@ -13,20 +13,22 @@
 //   --out=DIR           where the report goes (default: docs/ for a full run
 //                       of every scenario, else .tmp/bench/)
 //   --no-report         print the table only
+//   --addon=PATH        measure this build of the addon (WASI_THREAD_POOL_ADDON)
+//   --fresh-addon       build src/ into .tmp/bench/ first (cc, binding.gyp's
+//                       flags) and measure that: for a build/ older than src/
 //
 // Every repetition of every scenario runs in a fresh child process, and the
 // implementations alternate (A B A B ...) so that drift of a shared machine
 // falls on both. Progress goes to stderr; the table to stdout.
 
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { buildPlan } from "./lib/plan.js";
 import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
-import { implementations } from "./lib/api.js";
 import { evaluateTargets, formatTable, writeReport } from "./lib/report.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -42,7 +44,7 @@ const opt = (name) => {
   return hit.includes("=") ? hit.slice(hit.indexOf("=") + 1) : true;
 };
 for (const a of argv) {
-  if (!/^--(quick|only|impl|reps|out|no-report|help)(=|$)/.test(a)) {
+  if (!/^--(quick|only|impl|reps|out|no-report|help|addon|fresh-addon)(=|$)/.test(a)) {
     console.error(`bench: unknown option ${a} (see the head of bench/run.js)`);
     process.exit(2);
   }
@@ -54,6 +56,44 @@ if (opt("help")) {
 const quick = !!opt("quick");
 const only = typeof opt("only") === "string" ? opt("only").split(",").filter(Boolean) : null;
 const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps")) | 0) : null;
+
+// Which addon build the children load (lib/binding.js honours
+// WASI_THREAD_POOL_ADDON in every thread).
+if (opt("fresh-addon")) {
+  const exe = join(repoDir, ".tmp", "bench", "fresh-addon.node");
+  mkdirSync(dirname(exe), { recursive: true });
+  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
+  const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");
+  try {
+    execFileSync(process.env.CC || "cc", [
+      "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",
+      `-I${nodeInclude}`, "-o", exe, ...sources,
+    ], { stdio: "pipe" });
+  } catch (error) {
+    console.error(`bench: --fresh-addon: cc failed: ${String(error.stderr ?? error.message).trim()}`);
+    process.exit(2);
+  }
+  process.env.WASI_THREAD_POOL_ADDON = exe;
+} else if (typeof opt("addon") === "string") {
+  process.env.WASI_THREAD_POOL_ADDON = resolve(opt("addon"));
+}
+// Imported only now, so that the addon choice above is what loads.
+const { implementations } = await import("./lib/api.js");
+const { native: loadedAddon } = await import("../lib/binding.js").catch(() => ({ native: null }));
+const addonInfo = addonProvenance(loadedAddon?.path ?? null);
+
+function addonProvenance(path) {
+  if (!path) return null;
+  const info = { path: relative(repoDir, path) || path, built: null, olderThanSrc: null };
+  try {
+    const built = statSync(path).mtimeMs;
+    info.built = new Date(built).toISOString();
+    const srcDir = join(repoDir, "src");
+    const newest = Math.max(...readdirSync(srcDir).filter((f) => /\.(c|h)$/.test(f)).map((f) => statSync(join(srcDir, f)).mtimeMs));
+    info.olderThanSrc = built < newest;
+  } catch {}
+  return info;
+}
 
 const available = implementations();
 let impls = available.list;
@@ -190,6 +230,10 @@ async function measureC(scenario) {
 // The run.
 
 const machine = machineInfo(repoDir);
+machine.addon = addonInfo;
+if (addonInfo?.olderThanSrc) {
+  log(`bench: WARNING: the addon ${addonInfo.path} is older than src/ (rebuild, or pass --fresh-addon)`);
+}
 log(
   `bench: ${quick ? "quick" : "full"} run, implementations ${impls.join(" + ")}` +
     (available.nativeReason ? ` (native: ${available.nativeReason})` : "") +
