@@ -1,0 +1,46 @@
+#!/bin/sh
+# Build the thread-wave guest (guest/) and its native reference check.
+#
+#   scripts/build-guest.sh          build guest/out/thread-wave.wasm and
+#                                   guest/out/wave_ref, then run the check
+#
+# Needs Debian's clang and lld (apt-get install -y clang lld) and gcc.
+# CLANG / WASM_LD / CC override the tools; OUT the output folder.
+set -eu
+
+ROOT=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+SRC="$ROOT/guest"
+OUT=${OUT:-"$SRC/out"}
+CLANG=${CLANG:-clang}
+WASM_LD=${WASM_LD:-wasm-ld}
+CC=${CC:-gcc}
+
+# Memory the guest declares (and the harness must create shared with the same
+# limits): 4 MiB of data (2 MiB of thread stacks) + 64 KiB main stack.
+INITIAL_MEMORY=4194304   # 64 pages
+MAX_MEMORY=16777216      # 256 pages
+
+for tool in "$CLANG" "$WASM_LD" "$CC"; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "build-guest: '$tool' not found (apt-get install -y clang lld gcc)" >&2
+    exit 127
+  }
+done
+
+mkdir -p "$OUT"
+
+CFLAGS="--target=wasm32 -nostdlib -ffreestanding -O2 -matomics -mbulk-memory -Wall -Wextra -Werror"
+"$CLANG" $CFLAGS -c "$SRC/wave.c" -o "$OUT/wave.o"
+"$CLANG" --target=wasm32 -matomics -mbulk-memory -c "$SRC/start.s" -o "$OUT/start.o"
+
+"$WASM_LD" --no-entry --import-memory --shared-memory \
+  --initial-memory=$INITIAL_MEMORY --max-memory=$MAX_MEMORY \
+  --stack-first -z stack-size=65536 \
+  --export=wasi_thread_start \
+  -o "$OUT/thread-wave.wasm.tmp" "$OUT/wave.o" "$OUT/start.o"
+mv "$OUT/thread-wave.wasm.tmp" "$OUT/thread-wave.wasm"
+
+"$CC" -O2 -Wall -Wextra -Werror -o "$OUT/wave_ref" "$SRC/wave_ref.c"
+"$OUT/wave_ref"
+
+echo "build-guest: $OUT/thread-wave.wasm ($(wc -c < "$OUT/thread-wave.wasm") bytes)"
