@@ -14,7 +14,8 @@
 # The build runs in a scratch copy of binding.gyp + src/, so the working
 # tree's build/ (used by the test suite) is left alone.
 #
-#   bash scripts/prebuild.sh            build, strip, write prebuilds/, verify
+#   bash scripts/prebuild.sh              from the working tree's binding.gyp + src/
+#   bash scripts/prebuild.sh --rev HEAD   from a commit (what a release should ship)
 #
 # Environment: PREBUILD_NODE_GYP (node-gyp executable), NODEDIR (headers
 # prefix; "" to let node-gyp download them).
@@ -41,6 +42,15 @@ if [ -z "${PREBUILD_NODE_GYP:-}" ]; then
 fi
 export PREBUILD_NODE_GYP="${PREBUILD_NODE_GYP:-node-gyp}"
 
+rev=""
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --rev) rev="$2"; shift 2 ;;
+    --rev=*) rev="${1#--rev=}"; shift ;;
+    *) echo "prebuild: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+
 prebuildify="$root/node_modules/.bin/prebuildify"
 if [ ! -x "$prebuildify" ]; then
   echo "prebuild: $prebuildify is missing; run npm install (prebuildify is a dev dependency)" >&2
@@ -49,7 +59,16 @@ fi
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/wtp-prebuild.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
-cp -R binding.gyp src package.json "$scratch/"
+if [ -n "$rev" ]; then
+  git -C "$root" archive --format=tar "$rev" binding.gyp src package.json | tar -x -C "$scratch"
+  echo "prebuild: sources from $(git -C "$root" rev-parse --short "$rev")"
+else
+  cp -R binding.gyp src package.json "$scratch/"
+  if git -C "$root" rev-parse --git-dir >/dev/null 2>&1 &&
+     [ -n "$(git -C "$root" status --porcelain -- binding.gyp src)" ]; then
+    echo "prebuild: warning: binding.gyp or src/ has uncommitted changes; they are in this build (use --rev HEAD to build a commit)" >&2
+  fi
+fi
 
 platform_arch="$(node -p 'process.platform + "-" + process.arch')"
 echo "prebuild: node $node_version, nodedir ${NODEDIR:-<download>}, node-gyp $PREBUILD_NODE_GYP"
