@@ -47,11 +47,17 @@
  * ## Spinning
  *
  * Before announcing itself, a waiter may spin: re-read the word up to
- * spin_limit times with a cpu-relax between reads. It only does so after
- * taking one of max_spinners spinner tickets (ncpus - 1), so on a machine
- * with every CPU busy spinning stops by itself instead of stealing the CPU
- * from the thread that would change the word.
+ * WTP_PARK_SPIN_LIMIT times with a cpu-relax between reads. It only does so
+ * after taking one of max_spinners tickets (ncpus - 1, from the CPU
+ * affinity of the first thread that parks), so spinners never hold every
+ * CPU while the thread that would change the word waits for one. The
+ * ticket count cannot see a waker that shares the spinner's CPU because
+ * other processes or more guest threads than CPUs keep the machine busy;
+ * the short spin limit bounds what a spin costs then (see wtp_park.h).
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "wtp_park.h"
 
 #include <limits.h>
@@ -65,6 +71,9 @@
 #include <windows.h>
 #else
 #include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
 #endif
 
 #if defined(_MSC_VER) && !defined(__clang__)
@@ -132,6 +141,14 @@ static int online_cpus(void) {
   SYSTEM_INFO info;
   GetSystemInfo(&info);
   return (int)info.dwNumberOfProcessors;
+#elif defined(__linux__)
+  /* The CPUs this process may run on (taskset, cgroup cpusets), which can
+   * be fewer than the machine's; sysconf if that fails. */
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 && n < INT_MAX ? (int)n : 1;
 #else
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 && n < INT_MAX ? (int)n : 1;
@@ -213,7 +230,18 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
     uint64_t grid = (now / SLICE_NS + 1) * SLICE_NS;
     uint64_t until = grid < deadline_ns ? grid : deadline_ns;
     if (__wtp_wait(addr, expected, until)) {
-      result = WTP_PARK_CHANGED; /* woken, changed, or spurious: re-read */
+      /* Woken, changed, or spurious: the caller re-reads. A wake that left
+       * the word as it was may be an embedder's nudge (it set its own
+       * "stop" flag, then unparked the word): poll interrupted() now rather
+       * than at the end of the next slice. Relaxed: only decides whether to
+       * poll; a missed nudge is caught at the next slice end. */
+      if (interrupted != NULL &&
+          atomic_load_explicit(word, memory_order_relaxed) == expected &&
+          interrupted(ctx)) {
+        result = WTP_PARK_INTERRUPTED;
+        break;
+      }
+      result = WTP_PARK_CHANGED;
       break;
     }
     if (until == deadline_ns) {

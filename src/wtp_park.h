@@ -63,12 +63,19 @@ extern "C" {
  * on another CPU, and give up before it costs what it can save when the
  * thread it waits for shares its CPU (then every spin iteration delays that
  * thread). Measured with test/c/bench_spin.c (`make -C test/c spin`:
- * ping-pong through __wtp_park/__wtp_unpark_one, median round trip = two
- * handoffs, 2-vCPU AMD EPYC VM where one pause is ~30 ns):
+ * ping-pong through __wtp_park/__wtp_unpark_one, round trip = two
+ * handoffs, threads pinned to different CPUs / the same CPU / unpinned,
+ * 2-vCPU AMD EPYC VM where one pause is ~30 ns, load average 10-20 from
+ * other builds), two runs:
  *
- *   spin limit          0     50    100    150    200    400   2000
- *   different CPUs   43-75    16    1.9    0.8    0.8    1.6    3.1  us
- *   same CPU          8-22    11     15     18     21     33    126  us
+ *   spin limit      0      50     100     150     200    400     2000
+ *   other CPU   43-75    3-16 1.3-1.9 0.8-0.9 0.8-0.9     ~1      1-3
+ *   same CPU     7-22      11   14-15   17-18   19-21  30-33  126-220
+ *   unpinned       15    7-13    7-16    2-18    1-21   5-31    4-198
+ *   (us per round trip)
+ *
+ * (Runs at load average ~20 were far noisier: the pinned peer itself waits
+ * for its CPU, and then no short spin catches it.)
  *
  * 100 takes nearly all of the cross-CPU gain (two blocking wakes of ~20-40
  * us each become ~1 us) while a spin that cannot succeed costs ~3 us
@@ -82,8 +89,9 @@ extern "C" {
 #endif
 
 /* Upper bound of concurrent spinners: ncpus - 1 (0 on one CPU), read once
- * (sysconf / GetSystemInfo). Spinning with every CPU busy only delays the
- * thread the spinner waits for, which FINDINGS measured at ~100 us a
+ * (Linux: the CPU affinity mask of the first thread that parks, so taskset
+ * and cgroup cpusets count; else sysconf / GetSystemInfo). Spinning with
+ * every CPU busy only delays the thread the spinner waits for, which FINDINGS measured at ~100 us a
  * handoff when both share one CPU. This cap can be lowered (never raised)
  * at build time; 0 disables spinning. */
 #ifndef WTP_PARK_MAX_SPINNERS
@@ -107,7 +115,11 @@ enum wtp_park_result {
 /* Waits while *addr == expected, until the monotonic clock (__wtp_now_ns)
  * reaches deadline_ns (UINT64_MAX: never). Blocks in slices of at most
  * WTP_PARK_SLICE_MS; calls interrupted(ctx), if not NULL, after each slice
- * that ended without a change and before the deadline.
+ * that ended without a change and before the deadline, and after a wake
+ * that left the word unchanged. So an embedder can stop a parked thread at
+ * once: make its interrupted() answer yes, then __wtp_unpark_all(addr). (If
+ * the wake finds the thread not yet parked it is skipped, and the thread
+ * sees the flag at its next slice end instead.)
  *
  * The caller must make every change of *addr that a waiter waits for with a
  * seq_cst atomic write (store, RMW) before calling __wtp_unpark_*: that is
@@ -120,9 +132,9 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
 void __wtp_unpark_one(int32_t* addr);
 void __wtp_unpark_all(int32_t* addr);
 
-/* Tests and benchmarks only: override the spin limit (-1 restores the
- * default). Not thread-safe against concurrent parks' choice of limit, but
- * any value read is a valid limit. */
+/* Tests and benchmarks only: override the spin limit (-1 restores
+ * WTP_PARK_SPIN_LIMIT). Any value a concurrent park reads is a valid
+ * limit. */
 void __wtp_park_set_spin_limit(int limit);
 
 #ifdef __cplusplus

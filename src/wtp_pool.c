@@ -644,9 +644,11 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
   }
   _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
   for (;;) {
-    /* Relaxed would do for the decision (take() acquires), but the value
-     * parked on must be one the waker's K1 is ordered against: seq_cst is
-     * the same instruction as acquire on x86 and arm64 loads. */
+    /* Relaxed would be enough: take() acquires before anything is read
+     * through the slot, and __wtp_park re-checks the word with seq_cst
+     * after announcing itself (W2), so a stale value here only costs one
+     * more turn of the loop. seq_cst costs a plain load on x86 and one LDAR
+     * on arm64, and keeps the loop's reads in the slot writers' order. */
     int32_t s = atomic_load_explicit(state, memory_order_seq_cst);
     if (s == WTP_RETIRED) return WTP_SERVE_RETIRED;
     if (s != WTP_ASSIGNED) {

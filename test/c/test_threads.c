@@ -370,6 +370,28 @@ static void test_interrupt(void) {
   end_world(v, -1);
 }
 
+/* A nudge: interrupted() made to answer yes, then the slot word unparked;
+ * the serve loop leaves at once instead of at its next slice end. The nudge
+ * is sent just after a slice boundary (slices end on a grid of
+ * WTP_PARK_SLICE_MS), so a loop that only noticed at the slice end would
+ * return in the next grid interval. */
+static void test_nudge(void) {
+  world_t* w = armed_world(1, 10);
+  sleep_ms(20); /* parked on IDLE */
+  const uint64_t slice = (uint64_t)WTP_PARK_SLICE_MS * 1000000u;
+  while (__wtp_now_ns() % slice > slice / 20) sleep_ms(1);
+  uint64_t t0 = __wtp_now_ns();
+  atomic_store(&w->stop, 1);
+  __wtp_unpark_all(w->words + WTP_HEADER_WORDS + WTP_S_STATE);
+  pthread_join(w->servers[0].thread, NULL);
+  w->servers[0].started = 0;
+  uint64_t t1 = __wtp_now_ns();
+  CHECK_EQ(w->servers[0].status, WTP_SERVE_INTERRUPTED);
+  CHECK_EQ(t1 / slice, t0 / slice);
+  printf("       nudged serve loop left in %.2f ms\n", (t1 - t0) / 1e6);
+  end_world(w, -1);
+}
+
 /* Large stress, plain build only. */
 static void test_stress(void) {
   int per = 20000;
@@ -432,6 +454,7 @@ int main(int argc, char** argv) {
   RUN(test_waited);
   RUN(test_retire_ends_serve);
   RUN(test_interrupt);
+  RUN(test_nudge);
   if (stress) RUN(test_stress);
   RUN(test_handoff_timing);
   return harness_summary("test_threads");
