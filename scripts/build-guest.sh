@@ -28,19 +28,26 @@ for tool in "$CLANG" "$WASM_LD" "$CC"; do
 done
 
 mkdir -p "$OUT"
+# Objects in a private folder and finished files moved into place, so that
+# concurrent builds (test files started in parallel) never see half a file.
+TMP=$(mktemp -d "$OUT/.build.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
 
 CFLAGS="--target=wasm32 -nostdlib -ffreestanding -O2 -matomics -mbulk-memory -Wall -Wextra -Werror"
-"$CLANG" $CFLAGS -c "$SRC/wave.c" -o "$OUT/wave.o"
-"$CLANG" --target=wasm32 -matomics -mbulk-memory -c "$SRC/start.s" -o "$OUT/start.o"
+"$CLANG" $CFLAGS -c "$SRC/wave.c" -o "$TMP/wave.o"
+"$CLANG" --target=wasm32 -matomics -mbulk-memory -c "$SRC/start.s" -o "$TMP/start.o"
 
 "$WASM_LD" --no-entry --import-memory --shared-memory \
   --initial-memory=$INITIAL_MEMORY --max-memory=$MAX_MEMORY \
   --stack-first -z stack-size=65536 \
   --export=wasi_thread_start \
-  -o "$OUT/thread-wave.wasm.tmp" "$OUT/wave.o" "$OUT/start.o"
-mv "$OUT/thread-wave.wasm.tmp" "$OUT/thread-wave.wasm"
+  -o "$TMP/thread-wave.wasm" "$TMP/wave.o" "$TMP/start.o"
 
-"$CC" -O2 -Wall -Wextra -Werror -o "$OUT/wave_ref" "$SRC/wave_ref.c"
-"$OUT/wave_ref"
+"$CC" -O2 -Wall -Wextra -Werror -o "$TMP/wave_ref" "$SRC/wave_ref.c"
+# The native reference must reproduce the published bytes before the guest
+# built from the same arithmetic (wave_math.h) is published.
+"$TMP/wave_ref"
+mv -f "$TMP/wave_ref" "$OUT/wave_ref"
+mv -f "$TMP/thread-wave.wasm" "$OUT/thread-wave.wasm"
 
 echo "build-guest: $OUT/thread-wave.wasm ($(wc -c < "$OUT/thread-wave.wasm") bytes)"
