@@ -240,13 +240,14 @@ log(
     `; ${machine.cores} CPUs, load ${machine.loadAverage.join(" ")}`,
 );
 
-const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" ? 1 : impls.length), 0);
+const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" || s.single ? 1 : impls.length), 0);
 let step = 0;
 const results = []; // per scenario
 
 for (const scenario of plan) {
   const reps = repsOverride ?? scenario.reps;
-  const order = scenario.kind === "c" ? ["c"] : impls;
+  // "single": a reference that does not use the pool (one run per repetition).
+  const order = scenario.kind === "c" ? ["c"] : scenario.single ? ["ref"] : impls;
   const runs = Object.fromEntries(order.map((i) => [i, []]));
   const t0 = elapsed();
   let skipped = null;
@@ -331,6 +332,22 @@ function aggregate(scenario, runs, skipped, seconds) {
       }
     }
     out.impls[impl] = entry;
+  }
+  // Paired ratios: repetition i of native against repetition i of JS, which
+  // ran next to each other in time; robust to a machine whose load drifts.
+  const n = out.impls.native;
+  const j = out.impls.js;
+  if (n && j && n.failed === 0 && j.failed === 0) {
+    out.paired = {};
+    for (const name of Object.keys(n.metrics)) {
+      const a = n.metrics[name]?.perRep;
+      const b = j.metrics[name]?.perRep;
+      if (!a || !b || a.length !== b.length || a.length === 0) continue;
+      const ratios = a.map((v, i) => v / b[i]).filter(Number.isFinite);
+      if (ratios.length === 0) continue;
+      const q = summarize(ratios);
+      out.paired[name] = { median: q.p50, min: q.min, max: q.max, ratios };
+    }
   }
   return out;
 }

@@ -184,6 +184,8 @@ export function buildPlan({ quick }) {
         { key: "cpuPctOfCore", stat: "value", label: "CPU, % of one core", unit: "%", better: "lower", digits: 3 },
         { key: "wakeupsPerSec", stat: "value", label: "context switches/s", unit: "/s", better: "lower", digits: 0 },
         { key: "cpuUsPerWakeup", stat: "value", label: "CPU per context switch", unit: "us", better: null },
+        { key: "userUsPerWakeup", stat: "value", label: "  of which user", unit: "us", better: null },
+        { key: "systemUsPerWakeup", stat: "value", label: "  of which system", unit: "us", better: null },
       ],
       timeoutMs: 120000,
     },
@@ -204,12 +206,24 @@ export function buildPlan({ quick }) {
       title: Q("64 idle workers, every slot retired, main module ends", "8 idle workers, retired"),
       kind: "exit",
       script: "shutdown-child.js",
-      reps: Q(3, 1),
+      reps: Q(2, 1),
       params: { workers: Q(64, 8), variant: "retire", settleMs: Q(300, 100) },
       metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
       timeoutMs: 60000,
     },
   );
+  plan.push({
+    id: "shutdown-bare",
+    group: "7. Shutdown",
+    title: Q("reference: 64 unref'd workers blocked in Atomics.wait, no pool at all", "reference: 8 bare workers"),
+    kind: "exit",
+    script: "shutdown-child.js",
+    reps: Q(2, 1),
+    single: true,
+    params: { workers: Q(64, 8), variant: "bare", settleMs: Q(300, 100) },
+    metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
+    timeoutMs: 60000,
+  });
   // The plain C reference: each configuration once per repetition.
   const cIters = Q(20000, 2000);
   const cGapIters = Q(4000, 300);

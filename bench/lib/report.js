@@ -155,10 +155,15 @@ export function tableRows(results, plans, impls) {
         row.cells = { all: `skipped: ${r.skipped}` };
       } else if (r.kind === "c") {
         row.cells.c = cell(r.impls.c, name, metric);
+      } else if (r.impls.ref) {
+        // A reference without the pool: shown once, in the first column.
+        impls.forEach((impl, k) => (row.cells[impl] = k === 0 ? `no pool: ${cell(r.impls.ref, name, metric)}` : ""));
       } else {
         for (const impl of impls) row.cells[impl] = cell(r.impls[impl], name, metric);
         const q = ratio(results, r.id, name);
         row.ratio = Number.isFinite(q) ? fr(q) : "";
+        const p = r.paired?.[name];
+        row.paired = p && p.ratios.length > 1 ? `${fr(p.median)} [${fr(p.min)}-${fr(p.max)}]` : "";
       }
       rows.push(row);
     }
@@ -314,7 +319,8 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push(`This ${runInfo.mode} run took ${runInfo.seconds} s` +
     (quickInfo ? `; the last quick run on this checkout took ${quickInfo.seconds} s.` : "."));
   L.push("Each repetition runs in a fresh Node process; the implementations alternate (js, native, js, native, ...) " +
-    "so that drift of a shared machine falls on both. Figures are medians; the spread is p10-p90 of all samples for " +
+    "so that drift of a shared machine falls on both. \"paired\" is the median (and range) of the ratios of repetitions that ran " +
+    "side by side. Figures are medians; the spread is p10-p90 of all samples for " +
     "per-event latencies, and p10-p90 of the repetitions for one-figure-per-run metrics (min-max of the repetitions' p99 for p99 rows).");
   L.push("");
   L.push("## Machine");
@@ -351,14 +357,14 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
         L.push("| configuration | metric | unit | C median [p10-p90 of runs] |");
         L.push("| --- | --- | --- | --- |");
       } else {
-        L.push(`| scenario | metric | unit | ${impls.map((i) => `${i} median [spread]`).join(" | ")} | native/JS |`);
-        L.push(`| --- | --- | --- | ${impls.map(() => "---").join(" | ")} | --- |`);
+        L.push(`| scenario | metric | unit | ${impls.map((i) => `${i} median [spread]`).join(" | ")} | native/JS | paired native/JS [min-max] |`);
+        L.push(`| --- | --- | --- | ${impls.map(() => "---").join(" | ")} | --- | --- |`);
       }
     }
     const sc = mdEscape(row.scenario);
     if (row.cells.all) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${mdEscape(row.cells.all)} |`);
     else if (row.cells.c !== undefined) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${row.cells.c} |`);
-    else L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} |`);
+    else L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} | ${row.paired ?? ""} |`);
     const next = rows[rows.indexOf(row) + 1];
     if (!next || next.group !== group) L.push("");
   }

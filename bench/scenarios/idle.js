@@ -33,6 +33,8 @@ emit({
     cpuPctOfCore: { value: ((cpu.user + cpu.system) / wallUs) * 100 },
     wakeupsPerSec: { value: switches / (wallUs / 1e6) },
     cpuUsPerWakeup: { value: switches > 0 ? (cpu.user + cpu.system) / switches : 0 },
+    userUsPerWakeup: { value: switches > 0 ? cpu.user / switches : 0 },
+    systemUsPerWakeup: { value: switches > 0 ? cpu.system / switches : 0 },
   },
   info: { userUs: cpu.user, systemUs: cpu.system, wallUs },
 });

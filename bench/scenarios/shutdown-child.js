@@ -7,12 +7,37 @@
 //   that nobody shuts down: the process must still end);
 // variant "retire": the main module retires every slot as its last act
 //   (what a host's terminateAll does), workers stay ref'd.
+// variant "bare": no pool; unref'd workers block in Atomics.wait on a word of
+//   their own: what Node's own teardown of that many workers costs.
 
 import { writeSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { once } from "node:events";
 import { newBoard, params, sleep, startServers } from "../lib/child.js";
-import { api, createPool } from "../lib/api.js";
 
 const { impl, workers = 64, variant = "unref", settleMs = 300 } = params();
+
+if (variant === "bare") {
+  const source = `
+    const { parentPort } = require("node:worker_threads");
+    parentPort.postMessage("ready");
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  `;
+  const list = [];
+  for (let i = 0; i < workers; i++) {
+    const w = new Worker(source, { eval: true });
+    w.unref();
+    list.push(w);
+  }
+  await Promise.all(list.map((w) => once(w, "message")));
+  await sleep(settleMs);
+  writeSync(1, `BENCH_END ${process.hrtime.bigint()}\n`);
+} else {
+  await pooled();
+}
+
+async function pooled() {
+const { api, createPool } = await import("../lib/api.js");
 
 const pool = createPool(impl, { capacity: workers });
 api.openWasiThreadPoolSlots(pool, workers);
@@ -28,3 +53,4 @@ if (variant === "retire") {
   for (const s of slots) api.retireWasiThreadPoolSlot(pool, s);
 }
 writeSync(1, `BENCH_END ${process.hrtime.bigint()}\n`);
+}
