@@ -1,0 +1,168 @@
+// Protection from the Node 20 Liftoff hazard (docs/runtime.md, FINDINGS).
+//
+// V8 11.3 (Node 20) has a bug in Liftoff, its baseline wasm compiler: in a
+// function with two i32 params, after memory.atomic.wait32/wait64 returns at
+// once ("not-equal"), reading the second param yields 0. A wasi-threads guest
+// hits exactly this in its join loop (wait on the thread's tid word, which has
+// usually changed already) and loses a local: seen as a join that spawns
+// endlessly, intermittently once TurboFan tiers the function up.
+//
+// The cure is compiling without Liftoff: v8.setFlagsFromString("--no-liftoff")
+// before the guest is compiled (NODE_OPTIONS refuses the flag). The flag is
+// process-wide and only affects later compilations: a WebAssembly.Module
+// compiled before it keeps its Liftoff code, even when posted to a worker
+// (workers share the compiled code). So:
+//   - protectFromLiftoffHazard() applies the flag if, and only if, this engine
+//     shows the bug (a tiny probe module, below);
+//   - compileWasiThreadGuest(bytes) protects first, then compiles;
+//   - noteGuestModule(module) warns once when a module that reached a thread
+//     host may predate the protection on an affected engine.
+//
+// Node-only (node:v8); the browser worker chain never imports this file.
+
+import v8 from "node:v8";
+
+// The probe, hand-assembled so that no assembler is needed at run time:
+//
+//   (module
+//     (memory 1 1 shared)
+//     (func (export "probe") (param $a i32) (param $b i32) (result i32)
+//       (drop (memory.atomic.wait32 (local.get $a) (i32.const 1) (i64.const 0)))
+//       (local.get $b)))
+//
+// Memory word 0 holds 0, not the expected 1, so the wait returns "not-equal"
+// at once and never blocks (safe on any thread). A correct engine returns $b.
+const PROBE_BYTES = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+  0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, // type: (i32 i32) -> i32
+  0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+  0x05, 0x04, 0x01, 0x03, 0x01, 0x01, // memory: shared, min 1, max 1
+  0x07, 0x09, 0x01, 0x05, 0x70, 0x72, 0x6f, 0x62, 0x65, 0x00, 0x00, // export "probe"
+  0x0a, 0x11, 0x01, 0x0f, 0x00, // code: one body, 15 bytes, no locals
+  0x20, 0x00, // local.get 0
+  0x41, 0x01, // i32.const 1
+  0x42, 0x00, // i64.const 0
+  0xfe, 0x01, 0x02, 0x00, // memory.atomic.wait32 align=2 offset=0
+  0x1a, // drop
+  0x20, 0x01, // local.get 1
+  0x0b, // end
+]);
+
+const PROBE_VALUE = 0x5a5a5a5;
+
+let affected = null; // null: not probed yet; then the probe's answer
+let protectedNow = false; // --no-liftoff applied by this module
+let warned = false;
+const safeModules = new WeakSet(); // compiled by compileWasiThreadGuest
+
+// The raw probe: true when this engine, as currently configured, loses the
+// param. Exported for tests; use liftoffHazardAffected() for the cached one.
+export function probeLiftoffHazard() {
+  try {
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(PROBE_BYTES));
+    // Two different values: a bug that returned the first param instead of 0
+    // would be caught as well.
+    return (
+      instance.exports.probe(0, PROBE_VALUE) !== PROBE_VALUE ||
+      instance.exports.probe(0, 7) !== 7
+    );
+  } catch {
+    // No shared memory or no threads proposal: no atomic waits, no hazard
+    // this code can do anything about.
+    return false;
+  }
+}
+
+// Whether the engine (before this module protected it) shows the hazard.
+// Probed once per thread; cheap (one tiny compile, two calls).
+export function liftoffHazardAffected() {
+  if (affected === null) affected = probeLiftoffHazard();
+  return affected;
+}
+
+// Applies --no-liftoff when the engine is affected. Idempotent. Returns true
+// when the process is (now) safe to compile guests in. Call it before guest
+// modules are compiled. (Once applied, the probe cannot re-check itself: V8
+// hands back the probe's cached Liftoff code for the same bytes.)
+export function protectFromLiftoffHazard() {
+  if (protectedNow) return true;
+  if (!liftoffHazardAffected()) return true;
+  try {
+    v8.setFlagsFromString("--no-liftoff");
+  } catch {
+    return false;
+  }
+  protectedNow = true;
+  return true;
+}
+
+export function liftoffHazardState() {
+  return { affected: liftoffHazardAffected(), protected: protectedNow };
+}
+
+// V8 caches compiled modules by their wire bytes, whatever the flags: bytes
+// compiled once before the protection (and still alive) come back with their
+// Liftoff code. On an affected engine the guest's bytes are therefore given a
+// small trailing custom section, always the same one, so that protected
+// compilations differ from any earlier unprotected one but still share the
+// cache among themselves. A custom section has no effect on what runs.
+const CACHE_TAG_NAME = "wasi-thread-pool.no-liftoff";
+const CACHE_TAG = (() => {
+  const name = new TextEncoder().encode(CACHE_TAG_NAME);
+  // id 0, size (one LEB byte: name length byte + name), name length, name
+  return Uint8Array.of(0, name.length + 1, name.length, ...name);
+})();
+
+function bytesOf(source) {
+  if (source instanceof Uint8Array) return source;
+  if (ArrayBuffer.isView(source)) {
+    return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  }
+  if (source instanceof ArrayBuffer || source instanceof SharedArrayBuffer) {
+    return new Uint8Array(source);
+  }
+  throw new TypeError("compileWasiThreadGuest expects the module's bytes (a BufferSource).");
+}
+
+function protectedBytes(source) {
+  const bytes = bytesOf(source);
+  if (!protectFromLiftoffHazard() || !affected) return bytes;
+  const tagged = new Uint8Array(bytes.length + CACHE_TAG.length);
+  tagged.set(bytes, 0);
+  tagged.set(CACHE_TAG, bytes.length);
+  return tagged;
+}
+
+// Compiles a wasi-threads guest safely: protects first, then compiles.
+export async function compileWasiThreadGuest(bytes) {
+  const module = await WebAssembly.compile(protectedBytes(bytes));
+  safeModules.add(module);
+  return module;
+}
+
+export function compileWasiThreadGuestSync(bytes) {
+  const module = new WebAssembly.Module(protectedBytes(bytes));
+  safeModules.add(module);
+  return module;
+}
+
+// Called by the thread host with the guest module it was given. The module
+// exists already; if protection only happens now, it was compiled with
+// Liftoff and may misbehave: warn once, and say how to fix it. A module
+// compiled after an earlier protection cannot be told apart from one compiled
+// before it, so only the certain case warns.
+export function noteGuestModule(module) {
+  const wasProtected = protectedNow;
+  protectFromLiftoffHazard();
+  if (warned || !affected || wasProtected) return false;
+  if (module && safeModules.has(module)) return false;
+  warned = true;
+  process.emitWarning(
+    "This WebAssembly module was compiled before the Node 20 Liftoff hazard " +
+      "protection was applied: a guest thread's join loop may lose a local after " +
+      "memory.atomic.wait. Compile guests with compileWasiThreadGuest(bytes), or call " +
+      "protectFromLiftoffHazard() before compiling them.",
+    { type: "WasiThreadLiftoffWarning", code: "WASI_THREAD_LIFTOFF" },
+  );
+  return true;
+}
