@@ -1,0 +1,216 @@
+// The Node branch of createWasiThreadSpawn (SDK-CONTRACT 2.6).
+//
+// lib/host.js validates and normalises the options, then imports this file
+// (by a specifier built at run time, so bundlers for browsers never follow it)
+// and calls createNodeWasiThreadHost. Node-only: static node: imports are
+// fine here.
+//
+// The pool grows on demand: a spawn that finds no idle worker (after
+// GROW_AFTER_MS) reserves a new slot and calls grow(slot), which starts a
+// worker for it. Workers never receive messages; they serve their slot until
+// it is retired.
+//
+// One deliberate difference from the SDK: after terminateAll(), every spawn is
+// declined with reason "terminated". The SDK's Node host would quietly grow
+// new workers into the retired pool (docs/runtime.md).
+
+import { Worker } from "node:worker_threads";
+import { createSpawnLedger } from "./host-ledger.js";
+import { noteGuestModule } from "./liftoff.js";
+import {
+  WASI_THREAD_POOL_SLOT,
+  createWasiThreadPool,
+  createWasiThreadPoolSpawn,
+  readWasiThreadPoolReport,
+  retireWasiThreadPoolSlot,
+  wasiThreadPoolLastTid,
+  wasiThreadPoolRunningTid,
+  wasiThreadPoolSlotState,
+} from "./pool.js";
+
+export const NODE_POOL_CAPACITY = 1024;
+export const WORKER_URL = new URL("./worker-node.js", import.meta.url);
+
+// How often running threads' workers are re-checked for ref/unref.
+const SETTLE_REFS_MS = 20;
+
+const EVAL_FLAGS = ["--input-type", "--eval", "-e", "--print", "-p"];
+
+// A worker that inherits --input-type (from `node --input-type=module -e ...`)
+// fails to load its file. If the parent has --input-type, the eval/print
+// flags, their `=` forms and the argument right after a bare flag are removed;
+// otherwise the worker inherits execArgv as usual (undefined).
+export function workerExecArgv(parentExecArgv = process.execArgv) {
+  if (!parentExecArgv.some((arg) => arg.startsWith("--input-type"))) return undefined;
+  const kept = [];
+  for (let i = 0; i < parentExecArgv.length; i++) {
+    const arg = parentExecArgv[i];
+    if (EVAL_FLAGS.includes(arg)) {
+      i++; // the flag's value follows it
+      continue;
+    }
+    if (EVAL_FLAGS.some((flag) => arg.startsWith(`${flag}=`))) continue;
+    kept.push(arg);
+  }
+  return kept;
+}
+
+function reportGuestError(onGuestError, instanceId, tid, error) {
+  if (typeof onGuestError !== "function") return;
+  try {
+    onGuestError(instanceId, tid, error);
+  } catch {
+    // A caller's hook must not break the host's event handling.
+  }
+}
+
+export async function createNodeWasiThreadHost(options) {
+  const {
+    wasmModule,
+    memory,
+    processState,
+    extraImports = [],
+    hostcallChannel = null,
+    poolSize,
+    spawnWaitMs,
+    instanceId = null,
+    onGuestError,
+    onSpawnDeclined,
+    implementation,
+    runtimeModule,
+  } = options;
+
+  // On Node 20 a guest compiled with Liftoff can lose a local across an
+  // atomic wait. Protect the process (later compilations) and warn once if
+  // this module was compiled before that.
+  noteGuestModule(wasmModule);
+
+  const pool = createWasiThreadPool({
+    capacity: poolSize ?? NODE_POOL_CAPACITY,
+    spawnWaitMs,
+    implementation,
+  });
+  const ledger = createSpawnLedger({
+    poolSize: poolSize ?? null,
+    onSpawnDeclined,
+    getPool: () => pool,
+    readReport: readWasiThreadPoolReport,
+  });
+
+  const execArgv = workerExecArgv(process.execArgv);
+  const workerData = {
+    wasmModule,
+    memory,
+    hostcallChannel: hostcallChannel ?? null,
+    processState,
+    extraImports: extraImports ?? [],
+    pool,
+    execArgv,
+    runtimeModule: runtimeModule ?? null,
+  };
+
+  const workers = new Map(); // slot -> Worker, the ones this thread started
+  let settleTimer = null;
+  let terminated = false;
+
+  // grow: runs inside a spawn, on this thread. A throw here becomes the
+  // decline "worker-create-failed" and retires the slot.
+  function startWorker(slot) {
+    const worker = new Worker(WORKER_URL, { execArgv, workerData: { ...workerData, slot } });
+    // Idle workers must never keep the process alive; a worker is ref'd only
+    // while a thread this host spawned runs on it.
+    worker.unref();
+    worker.on("error", (error) => {
+      console.error("[wasi-thread] worker error:", error);
+      reportGuestError(onGuestError, instanceId, wasiThreadPoolLastTid(pool, slot) || null, error);
+    });
+    worker.once("exit", () => {
+      if (workers.get(slot) === worker) workers.delete(slot);
+      // A worker that died while its slot was live: nothing serves the slot
+      // any more, so no spawner may claim it or wait for it.
+      if (wasiThreadPoolSlotState(pool, slot) !== WASI_THREAD_POOL_SLOT.RETIRED) {
+        retireWasiThreadPoolSlot(pool, slot);
+      }
+    });
+    workers.set(slot, worker);
+  }
+
+  // Keeps the process alive exactly while a thread runs on one of this host's
+  // workers: the owner may return to its event loop with threads still
+  // running (a detached thread), and the process must not exit under them.
+  function settleRefs() {
+    let busy = false;
+    for (const [slot, worker] of workers) {
+      if (wasiThreadPoolRunningTid(pool, slot) !== null) {
+        worker.ref();
+        busy = true;
+      } else {
+        worker.unref();
+      }
+    }
+    if (!busy && settleTimer !== null) {
+      clearInterval(settleTimer);
+      settleTimer = null;
+    }
+  }
+
+  const spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow: startWorker });
+
+  function threadSpawn(startArg) {
+    if (terminated) return ledger.decline("terminated");
+    const { tid, slot, reason } = spawn(startArg);
+    if (tid > 0) {
+      const worker = workers.get(slot);
+      if (worker) {
+        worker.ref();
+        if (settleTimer === null) {
+          settleTimer = setInterval(settleRefs, SETTLE_REFS_MS);
+          settleTimer.unref();
+        }
+      }
+      return tid;
+    }
+    return ledger.decline(reason ?? "pool-exhausted");
+  }
+
+  function report() {
+    return readWasiThreadPoolReport(pool);
+  }
+
+  async function terminateAll() {
+    terminated = true;
+    if (settleTimer !== null) {
+      clearInterval(settleTimer);
+      settleTimer = null;
+    }
+    // Retiring ends every serve loop (also those of workers started by guest
+    // threads, which this thread cannot terminate). Re-read the slot count:
+    // a guest thread may have grown the pool meanwhile.
+    let retired = 0;
+    for (let slots = report().slots; retired < slots; slots = report().slots) {
+      for (; retired < slots; retired++) retireWasiThreadPoolSlot(pool, retired);
+    }
+    const list = [...workers.values()];
+    workers.clear();
+    await Promise.all(
+      list.map((worker) =>
+        worker.terminate().then(
+          () => undefined,
+          () => undefined,
+        ),
+      ),
+    );
+  }
+
+  return {
+    threadSpawn,
+    activeThreadCount: () => report().active,
+    spawnCount: () => report().spawned,
+    distinctOsThreadCount: () => report().workers,
+    spawnReport() {
+      const { active, idle, workers: osThreads } = report();
+      return { ...ledger.report(), active, idle, workers: osThreads };
+    },
+    terminateAll,
+  };
+}
