@@ -1,0 +1,104 @@
+// The browser pool worker (SDK-CONTRACT 3.2). One module worker per pool
+// slot, created and probed by the browser branch of lib/host.js.
+//
+// Browser-safe only: it imports lib/pool.browser.js (the JS twin, no addon),
+// lib/runtime.js and, through it, @bjorn3/browser_wasi_shim. Browsers cannot
+// resolve that bare specifier from a served directory: serve the bundle
+// dist/wasiThreadBrowserWorker.mjs instead, or let your bundler follow this
+// file (docs/browser-workers.md).
+//
+// Messages:
+//   {t:"probe", wasmModule, memory, hostcallChannel, processState,
+//    extraImports, workerIndex, pool, slot, runtimeModule?}
+//      -> {t:"ready", ok:true, protocol:2}, then (with a pool) the worker
+//         serves its slot inside this very handler, blocked in Atomics.wait,
+//         until the slot is retired; it handles no later message.
+//      -> {t:"ready", ok:false, error} when the runtime cannot be made.
+//   {t:"run", tid, startArg}  (an older host without a pool)
+//      -> runs the thread, then {t:"exit", tid}
+//   A trap: console.error, {t:"error", tid, error}, and the slot is retired.
+
+import {
+  WASI_THREAD_POOL_PROTOCOL,
+  createWasiThreadPoolSpawn,
+  serveWasiThreadPoolSlot,
+} from "./pool.browser.js";
+import * as ownRuntime from "./runtime.js";
+
+const scope = globalThis;
+let runtime = null;
+
+function runThread(tid, startArg) {
+  try {
+    runtime.instantiate().exports.wasi_thread_start(tid, startArg);
+    return true;
+  } catch (error) {
+    // proc_exit on a thread ends that thread normally.
+    if (error?.name === "WasiExitError") return true;
+    console.error(`[wasi-thread] guest thread ${tid} trapped:`, error);
+    scope.postMessage({ t: "error", tid, error: String(error?.message ?? error) });
+    return false; // retires the slot and ends the serve loop
+  }
+}
+
+// The runtime: ours, or the one named by the host's runtimeModule option
+// (space-data-module-sdk's, for SDK-specific extraImports and hostcalls).
+async function loadRuntime(runtimeModule) {
+  if (!runtimeModule) return ownRuntime;
+  const plugged = await import(runtimeModule);
+  if (typeof plugged.createWasiThreadWorkerRuntime !== "function") {
+    throw new TypeError(`runtimeModule ${runtimeModule} exports no createWasiThreadWorkerRuntime function.`);
+  }
+  return plugged;
+}
+
+async function probe(msg) {
+  const pool = msg.pool ?? null;
+  try {
+    const runtimeApi = await loadRuntime(msg.runtimeModule);
+    const resolveModules =
+      typeof runtimeApi.resolveModuleExtraImports === "function"
+        ? runtimeApi.resolveModuleExtraImports
+        : ownRuntime.resolveModuleExtraImports;
+    const extraImports = await resolveModules(msg.extraImports ?? []);
+    // Guest threads here may spawn threads too: owner false, no grow (the
+    // browser pool is fixed), no message dispatch.
+    const spawn = pool ? createWasiThreadPoolSpawn(pool) : null;
+    runtime = runtimeApi.createWasiThreadWorkerRuntime({
+      wasmModule: msg.wasmModule,
+      memory: msg.memory,
+      hostcallChannel: msg.hostcallChannel ?? null,
+      processState: msg.processState,
+      extraImports,
+      workerIndex: msg.workerIndex,
+      threadSpawn: spawn ? (startArg) => spawn(startArg).tid : undefined,
+    });
+    // A module this worker cannot instantiate is a capability failure,
+    // reported in the reply rather than at the first thread.
+    runtime.instantiate();
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+      // the probe's error is the one to report
+    }
+    runtime = null;
+    scope.postMessage({ t: "ready", ok: false, error: String(error?.message ?? error) });
+    return;
+  }
+  scope.postMessage({ t: "ready", ok: true, protocol: WASI_THREAD_POOL_PROTOCOL });
+  // Serve inside the handler: the owner arms the slot after every worker
+  // answered; until then the slot is PENDING and this loop waits on it.
+  if (pool) serveWasiThreadPoolSlot(pool, msg.slot, { runThread });
+}
+
+scope.onmessage = async (event) => {
+  const msg = event.data;
+  if (!msg || typeof msg !== "object") return;
+  if (msg.t === "probe") {
+    await probe(msg);
+  } else if (msg.t === "run") {
+    if (runtime) runThread(msg.tid, msg.startArg);
+    scope.postMessage({ t: "exit", tid: msg.tid });
+  }
+};
