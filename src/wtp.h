@@ -37,6 +37,20 @@
  * CLAIMED, ASSIGNED and RUNNING are "active"; IDLE is "idle"; PENDING and
  * RETIRED are neither. Any other value is treated as a busy, non-claimable,
  * non-retired state: it never matches a CAS and never indexes anything.
+ *
+ * ## Concurrency (details and every memory order: wtp_pool.c, wtp_park.c)
+ *
+ * Every word is accessed only with atomics. Workers park on their slot's
+ * S_STATE; spawners park on H_GENERATION. A change either waits for is a
+ * seq_cst write followed by a wake (S_STATE: wake one after ASSIGNED or an
+ * arm's IDLE, wake all after RETIRED; H_GENERATION: fetch_add then wake
+ * all). A waiter announces itself in a process-local counter (never in this
+ * buffer, which JavaScript may corrupt) before re-checking the word, so a
+ * waker that sees no waiter can skip the wake system call without losing a
+ * wake-up. S_TID and S_ARG are written by the claiming spawner while the
+ * slot is CLAIMED (owned by it alone) and published by its CAS to ASSIGNED.
+ * Native waits never block longer than WTP_PARK_SLICE_MS at a time, so the
+ * embedder's interrupted() is polled while a thread waits.
  */
 #ifndef WTP_H
 #define WTP_H

@@ -42,15 +42,21 @@ extern "C" {
  *   half of the budget for the unwinding and the teardown.
  * - idle cost: an idle pool of 64 parked workers must cost < 1% of a core.
  *   Every slice end is a timer expiry plus a context switch in and out plus
- *   one interrupted() poll, and on the project's 2-vCPU VM a timed-out
- *   futex wait alone costs 8-15 us of CPU (measured with a bare futex loop
- *   too, so it is the VM's, not this layer's). So the cost is
- *   64 * 1000 / SLICE_MS * ~8 us: 40 ms gives ~1.3%, 50 ms ~1.0%, 80 ms
- *   ~0.75% (`make -C test/c idle`, on the VM while other builds ran, load
- *   average ~20; less on a quiet machine).
- * 50 ms is the longest slice that keeps the terminate bound with a margin,
- * and the cheapest that does. Slices end on a process-wide grid (see
- * wtp_park.c), which cut the idle cost by about a third.
+ *   one interrupted() poll. On the project's 2-vCPU VM (a Firecracker
+ *   guest) that costs 8-11 us of CPU per slice end, and a bare C loop of
+ *   timed-out futex waits costs the same (9-15 us), so it is the VM's floor,
+ *   not this layer's. `make -C test/c idle` (64 threads in wtp_serve, CPU
+ *   time of the process over 3 s), at load average 11-20 from other builds:
+ *
+ *     slice          20 ms    40 ms      50 ms      80 ms
+ *     idle cost      2.4-3.2% 1.3-1.5%   1.06-1.2%  0.75-0.9% of a core
+ *     (unaligned slices, same load: 40 ms 2.0%, 50 ms 1.5%)
+ *
+ * 50 ms is the cheapest slice that keeps the terminate bound with a margin
+ * of half the budget; on this loaded VM it sits just above the 1% idle
+ * target (an 80 ms slice would meet it but leave 20 ms for teardown).
+ * Slices end on a process-wide grid (see wtp_park.c), which cut the idle
+ * cost by about a third. Override with -DWTP_PARK_SLICE_MS=n.
  */
 #ifndef WTP_PARK_SLICE_MS
 #define WTP_PARK_SLICE_MS 50
