@@ -77,7 +77,9 @@ async function hostRun() {
   const guestFile = new URL("./guest.wasm", import.meta.url);
   if (!existsSync(guestFile)) return { ...out, guest: null };
 
-  const wasmModule = await WebAssembly.compile(readFileSync(guestFile));
+  // The Node 20 Liftoff guard where the package has it (see the example's main.js).
+  const compile = root.compileWasiThreadGuest ?? ((b) => WebAssembly.compile(b));
+  const wasmModule = await compile(readFileSync(guestFile));
   const memory = new WebAssembly.Memory({ initial: 1, maximum: 16, shared: true });
   const threads = 3;
   const threadHost = await host.createWasiThreadSpawn({ wasmModule, memory, poolSize: threads });
