@@ -85,10 +85,15 @@ function describeEntry(entry) {
 
 // Factory results: { imports, close } contributes a fragment and a closer;
 // any other truthy value is a fragment itself.
+// (An import object whose only module is named "imports" would be read as the
+// first form; no guest is known to import such a module.)
 function isImportsWithClose(result) {
   if (!result || typeof result !== "object") return false;
   if (!result.imports || typeof result.imports !== "object") return false;
-  return Object.keys(result).every((key) => key === "imports" || key === "close");
+  return (
+    typeof result.close === "function" ||
+    Object.keys(result).every((key) => key === "imports" || key === "close")
+  );
 }
 
 // Calls every factory once; returns the import fragments and a close() for
