@@ -119,5 +119,20 @@ for (const implementation of ["native", "js"]) {
       assert.equal(r.report.lastDeclineReason, "pool-exhausted");
       assert.ok(r.workers <= 2);
     });
+
+    test("nested, 4 lanes on a pool of 2 with spawnWaitMs 0: the coordinator is declined", async () => {
+      const r = await runThreadWave({ module, lanes: 4, mode: "nested", poolSize: 2, spawnWaitMs: 0, implementation });
+      const [run] = r.runs;
+      assert.equal(run.status, 30);
+      assert.equal(run.output, null);
+      assert.equal(run.errorCode, "thread-spawn-declined");
+      assert.equal(run.errorMessage, "wave 0 nested thread declined spawn 3 of 3");
+      assert.equal(run.guest.spawned, 2);
+      assert.equal(run.guest.declined, 1);
+      assert.equal(r.report.spawned, 2);
+      assert.equal(r.report.declined, 1);
+      assert.deepEqual(r.report.declinedByReason, { "pool-exhausted": 1 });
+      assert.ok(r.workers <= 2);
+    });
   });
 }
