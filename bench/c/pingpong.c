@@ -16,7 +16,9 @@
  * Figures, nanoseconds: round trip (ping -> pong seen by the pinger), one way
  * (the pinger's clock stamp before its signal -> the ponger's stamp after its
  * wait returns: the same quantity the pool handoff benchmark measures), and
- * the time one spin load costs. Output: one JSON line.
+ * the time one spin load costs, and how long the pinger's signal took when it
+ * made a FUTEX_WAKE system call (the waker's own cost of a wake). Output: one
+ * JSON line.
  *
  * Build: cc -O2 -pthread -o pingpong pingpong.c
  */
@@ -49,7 +51,8 @@ static long iters = 20000;
 static long warmup = 1000;
 static long gap_ns = 0;
 static int pin = 0; /* 0 none, 1 same, 2 diff */
-static uint64_t *rt, *ow;
+static uint64_t *rt, *ow, *wk;
+static long nwk;
 static _Atomic long wakes, parks;
 
 static uint64_t now_ns(void) {
@@ -141,6 +144,7 @@ int main(int argc, char** argv) {
   if (iters < 1) iters = 1;
   rt = calloc((size_t)iters, sizeof *rt);
   ow = calloc((size_t)iters, sizeof *ow);
+  wk = calloc((size_t)iters, sizeof *wk);
 
   /* Cost of one spin step (load + pause), for reading --spin as time. */
   uint64_t c0 = now_ns();
@@ -163,7 +167,9 @@ int main(int argc, char** argv) {
     }
     uint64_t t0 = now_ns();
     atomic_store(&sent_at, t0);
+    long wakes0 = atomic_load_explicit(&wakes, memory_order_relaxed);
     signal_event(&ping);
+    if (i >= warmup && atomic_load_explicit(&wakes, memory_order_relaxed) != wakes0) wk[nwk++] = now_ns() - t0;
     wait_event(&pong, (int32_t)i);
     if (i >= warmup) rt[i - warmup] = now_ns() - t0;
   }
@@ -178,6 +184,10 @@ int main(int argc, char** argv) {
   print_stats("roundTripNs", rt, iters);
   printf(",");
   print_stats("oneWayNs", ow, iters);
+  if (nwk > 0) {
+    printf(",");
+    print_stats("wakeCallNs", wk, nwk);
+  }
   printf("}\n");
   return 0;
 }

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// What-if runs for the C core: builds variants of the addon from the current
+// src/ with different compile-time tunables (cc, binding.gyp's flags, into
+// .tmp/bench/exp/) and runs chosen scenarios on each variant and on the JS
+// pool, interleaved (variant A, B, ..., js, A, B, ...), each repetition in a
+// fresh process. Nothing in src/ or lib/ is touched: lib/binding.js loads the
+// variant named by WASI_THREAD_POOL_ADDON.
+//
+//   node bench/experiment.js [--reps=N] [--only=handoff-hot,...] [--variants=a,b]
+//
+// Writes bench/results/experiments.json and prints a table of medians.
+
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import os from "node:os";
+import { summarize } from "./lib/stats.js";
+import { machineInfo } from "./lib/machine.js";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoDir = resolve(benchDir, "..");
+const expDir = join(repoDir, ".tmp", "bench", "exp");
+mkdirSync(expDir, { recursive: true });
+
+const argv = process.argv.slice(2);
+const opt = (name, def) => {
+  const hit = argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : def;
+};
+const reps = Number(opt("reps", 3));
+
+// -D tunables of src/wtp_park.h.
+const VARIANTS = {
+  current: [],
+  spin0: ["-DWTP_PARK_SPIN_LIMIT=0"],
+  spin2000: ["-DWTP_PARK_SPIN_LIMIT=2000"],
+  spin2000cap2: ["-DWTP_PARK_SPIN_LIMIT=2000", "-DWTP_PARK_MAX_SPINNERS=2"],
+  slice1000: ["-DWTP_PARK_SLICE_MS=1000"],
+};
+const SCENARIOS = {
+  "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
+  "throughput-1": { script: "throughput.js", params: { workers: 1, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
+  "waves-pool": { script: "waves-pool.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
+  idle: { script: "idle.js", params: { workers: 64, seconds: 3, settleMs: 500 }, metric: ["cpuPctOfCore", "value"], extra: ["wakeupsPerSec", "value"] },
+};
+const variants = opt("variants", "current,spin0,spin2000,slice1000").split(",");
+const scenarios = opt("only", "handoff-hot,throughput-1,waves-pool,idle").split(",");
+
+function build(name) {
+  const out = join(expDir, `${name}.node`);
+  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
+  const inc = resolve(dirname(process.execPath), "..", "include", "node");
+  execFileSync(process.env.CC || "cc", [
+    "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",
+    ...VARIANTS[name], `-I${inc}`, "-o", out, ...sources,
+  ], { stdio: "pipe" });
+  return out;
+}
+
+function run(script, params, addon) {
+  return new Promise((res) => {
+    const outFile = join(expDir, `result-${process.pid}.txt`);
+    rmSync(outFile, { force: true });
+    const env = { ...process.env, BENCH_OUT: outFile };
+    if (addon) env.WASI_THREAD_POOL_ADDON = addon;
+    const child = spawn(process.execPath, [join(benchDir, "scenarios", script), JSON.stringify(params)], { env, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => {
+      const text = existsSync(outFile) ? readFileSync(outFile, "utf8") : "";
+      const m = /^BENCH_RESULT (.*)$/m.exec(text);
+      res(m ? JSON.parse(m[1]) : { error: `exit ${code}: ${err.trim().split("\n").slice(-2).join(" ")}` });
+    });
+  });
+}
+
+function pick(result, [key, stat]) {
+  const m = result.metrics?.[key];
+  if (!m) return NaN;
+  return stat === "value" ? m.value : summarize(m.samples)[stat];
+}
+
+const addons = Object.fromEntries(variants.map((v) => [v, build(v)]));
+const machine = machineInfo(repoDir);
+const results = {};
+for (const sid of scenarios) {
+  const sc = SCENARIOS[sid];
+  results[sid] = {};
+  const order = [...variants.map((v) => ["native", v]), ["js", "js"]];
+  for (let rep = 0; rep < reps; rep++) {
+    for (const [impl, v] of order) {
+      const r = await run(sc.script, { impl, ...sc.params }, impl === "native" ? addons[v] : null);
+      (results[sid][v] ??= []).push(r.error ? { error: r.error } : { main: pick(r, sc.metric), extra: sc.extra ? pick(r, sc.extra) : null, info: r.info });
+      const last = results[sid][v].at(-1);
+      process.stderr.write(`${sid} ${v} ${rep + 1}/${reps}: ${last.error ?? `${sc.metric[0]} ${last.main.toFixed(2)}${sc.extra ? ` ${sc.extra[0]} ${last.extra.toFixed(2)}` : ""}`}\n`);
+    }
+  }
+}
+
+const table = [];
+for (const [sid, byVariant] of Object.entries(results)) {
+  const sc = SCENARIOS[sid];
+  for (const [v, runs] of Object.entries(byVariant)) {
+    const ok = runs.filter((r) => !r.error);
+    const main = summarize(ok.map((r) => r.main));
+    const extra = sc.extra ? summarize(ok.map((r) => r.extra)) : null;
+    table.push({ scenario: sid, variant: v, flags: VARIANTS[v]?.join(" ") ?? "(JS pool)", metric: `${sc.metric[0]} ${sc.metric[1]}`, median: main.p50, min: main.min, max: main.max, extraMetric: sc.extra?.[0] ?? null, extraMedian: extra?.p50 ?? null, failed: runs.length - ok.length });
+  }
+}
+for (const row of table) {
+  console.log(`${row.scenario.padEnd(13)} ${row.variant.padEnd(13)} ${row.metric.padEnd(20)} ${row.median.toFixed(2).padStart(10)} [${row.min.toFixed(2)}-${row.max.toFixed(2)}]` +
+    (row.extraMetric ? `  ${row.extraMetric} ${row.extraMedian.toFixed(2)}` : "") + (row.failed ? `  (${row.failed} failed)` : ""));
+}
+mkdirSync(join(benchDir, "results"), { recursive: true });
+writeFileSync(join(benchDir, "results", "experiments.json"), JSON.stringify({ machine: { ...machine, loadAverageAfter: os.loadavg() }, reps, variants: Object.fromEntries(variants.map((v) => [v, VARIANTS[v]])), table, results }, null, 1) + "\n");
+console.error("wrote bench/results/experiments.json");
