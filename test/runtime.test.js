@@ -313,3 +313,109 @@ test("the browser worker chain imports no node: module and no addon", () => {
   assert.ok([...seen].some((href) => href.endsWith("/lib/pool.browser.js")));
   assert.ok([...seen].some((href) => href.endsWith("/lib/runtime.js")));
 });
+
+// ---------------------------------------------------------------------------
+// The browser worker's protocol (SDK-CONTRACT 3.2), run in Node worker
+// threads through test/support/guest-browser-worker.js, with the owner's side
+// played here the way lib/host.js's browser branch plays it.
+
+const browserPool = await import("../lib/pool.browser.js");
+const { Worker } = await import("node:worker_threads");
+const BROWSER_WORKER_URL = new URL("./support/guest-browser-worker.js", import.meta.url);
+
+function startBrowserWorker() {
+  const worker = new Worker(BROWSER_WORKER_URL, { execArgv: [] });
+  const messages = [];
+  const waiters = [];
+  worker.on("message", (message) => {
+    messages.push(message);
+    for (const waiter of waiters.splice(0)) waiter();
+  });
+  async function next(predicate, timeoutMs = 15000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = messages.findIndex(predicate);
+      if (index >= 0) return messages.splice(index, 1)[0];
+      if (Date.now() > deadline) throw new Error("no such message from the browser worker");
+      await new Promise((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+  return { worker, next };
+}
+
+const probeMessage = (extra) => ({
+  t: "probe",
+  hostcallChannel: null,
+  processState: undefined,
+  extraImports: [],
+  ...extra,
+});
+
+test("browser worker: probe -> ready protocol 2, serves its slot, guest threads spawn threads, trap -> error", async () => {
+  const memory = sharedMemory();
+  const words = new Int32Array(memory.buffer);
+  const pool = browserPool.createWasiThreadPool({ capacity: 2, spawnWaitMs: 250 });
+  browserPool.openWasiThreadPoolSlots(pool, 2);
+  const workers = [startBrowserWorker(), startBrowserWorker()];
+  try {
+    workers.forEach(({ worker }, slot) =>
+      worker.postMessage(probeMessage({ wasmModule: threads, memory, workerIndex: slot, pool, slot })),
+    );
+    for (const { next } of workers) {
+      assert.deepEqual(await next((m) => m.t === "ready"), { t: "ready", ok: true, protocol: 2 });
+    }
+    for (let slot = 0; slot < 2; slot++) browserPool.armWasiThreadPoolSlot(pool, slot);
+    const spawn = browserPool.createWasiThreadPoolSpawn(pool, { owner: true });
+    const main = createWasiThreadWorkerRuntime({ wasmModule: threads, memory, threadSpawn: (a) => spawn(a).tid })
+      .instantiate().exports;
+    assert.equal(main.spawn_join(4, 3), 4);
+    assert.equal(words[1], 12);
+    // A coordinator on one worker spawns a child onto the other (no grow).
+    assert.equal(main.spawn_join(1, (1 << 16) | 1), 1);
+    assert.equal(words[1], 13);
+    assert.equal(words[3], 0, "no declined spawn");
+    // A trap: {t:"error"} to the owner, and the slot is retired.
+    const { tid } = spawn(2 << 16);
+    assert.ok(tid > 0);
+    const found = await Promise.race(
+      workers.map(({ next }, slot) => next((m) => m.t === "error").then((message) => ({ message, slot }))),
+    );
+    assert.deepEqual(found.message, { t: "error", tid, error: "unreachable" });
+    assert.equal(browserPool.wasiThreadPoolSlotState(pool, found.slot), browserPool.WASI_THREAD_POOL_SLOT.RETIRED);
+  } finally {
+    for (let slot = 0; slot < 2; slot++) browserPool.retireWasiThreadPoolSlot(pool, slot);
+    await Promise.all(workers.map(({ worker }) => worker.terminate()));
+  }
+});
+
+test("browser worker: legacy {t:run} without a pool answers {t:exit}", async () => {
+  const memory = sharedMemory();
+  const words = new Int32Array(memory.buffer);
+  const { worker, next } = startBrowserWorker();
+  try {
+    worker.postMessage(probeMessage({ wasmModule: threads, memory, workerIndex: 0 }));
+    assert.deepEqual(await next((m) => m.t === "ready"), { t: "ready", ok: true, protocol: 2 });
+    Atomics.store(words, 2, 1);
+    worker.postMessage({ t: "run", tid: 77, startArg: 5 });
+    assert.deepEqual(await next((m) => m.t === "exit"), { t: "exit", tid: 77 });
+    assert.equal(words[1], 5);
+    assert.equal(words[4], 77);
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test("browser worker: a module it cannot instantiate answers ready ok:false with the error", async () => {
+  const { worker, next } = startBrowserWorker();
+  try {
+    worker.postMessage(probeMessage({ wasmModule: await compileFixture("needs-import"), memory: sharedMemory(), workerIndex: 0 }));
+    const ready = await next((m) => m.t === "ready");
+    assert.equal(ready.ok, false);
+    assert.match(ready.error, /custom/);
+  } finally {
+    await worker.terminate();
+  }
+});
