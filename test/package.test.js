@@ -260,7 +260,8 @@ describe("the npm package", { timeout: 600_000 }, () => {
     ];
     const r = npm(args, { cwd: dir, env });
     if (r.status !== 0 && offline) {
-      const why = `the npm registry cannot be reached and the dependencies are not in npm's cache:\n${tail(r.stderr, 10)}`;
+      const code = /npm error code (\S+)/.exec(r.stderr)?.[1] ?? `exit ${r.status}`;
+      const why = `the npm registry cannot be reached (npm ping failed) and npm install --offline could not take the dependencies from npm's cache (${code})`;
       if (IN_CI) assert.fail(`npm install failed in CI: ${why}`);
       unavailable = why;
       t.skip(why);
@@ -332,6 +333,7 @@ describe("the npm package", { timeout: 600_000 }, () => {
 
   it("npm pack holds what a user needs and nothing else", (t) => {
     if (!ready(t)) return;
+    note(t, offline ? "npm registry: unreachable, installs use --offline (npm's cache)" : "npm registry: reachable, installs use --prefer-offline");
     const files = packed.files.map((f) => f.path).sort();
     note(
       t,
