@@ -195,35 +195,41 @@ const tmpDir = join(repoDir, ".tmp", "bench");
 mkdirSync(tmpDir, { recursive: true });
 let childCount = 0;
 
-let pingpong = null; // path of the built C reference, or {error}
-function buildPingpong() {
-  if (pingpong) return pingpong;
-  const exe = join(tmpDir, "pingpong");
-  const src = join(benchDir, "c", "pingpong.c");
+const built = {}; // C programs: name -> {exe} or {error}
+function buildC(name) {
+  if (built[name]) return built[name];
+  const exe = join(tmpDir, name);
+  const src = join(benchDir, "c", `${name}.c`);
   try {
     execFileSync(process.env.CC || "cc", ["-O2", "-pthread", "-o", exe, src], { stdio: "pipe" });
-    pingpong = { exe };
+    built[name] = { exe };
   } catch (error) {
-    pingpong = { error: `cc failed: ${String(error.stderr ?? error.message).trim()}` };
+    built[name] = { error: `cc failed: ${String(error.stderr ?? error.message).trim()}` };
   }
-  return pingpong;
+  return built[name];
 }
 
 async function measureC(scenario) {
-  const built = buildPingpong();
-  if (built.error) return { skip: built.error };
-  const r = await runChild(built.exe, scenario.args, { timeoutMs: scenario.timeoutMs });
+  const program = scenario.program ?? "pingpong";
+  const b = buildC(program);
+  if (b.error) return { skip: b.error };
+  const r = await runChild(b.exe, scenario.args, { timeoutMs: scenario.timeoutMs });
   if (r.timedOut) return { error: `timed out after ${scenario.timeoutMs} ms` };
   if (r.code !== 0) return { error: `exit ${r.code ?? r.signal}: ${tail(r.stderr)}` };
   const out = JSON.parse(r.stdout.trim().split("\n").pop());
-  return {
-    metrics: {
-      oneWayUs: { value: out.oneWayNs.p50 / 1000 },
-      roundTripUs: { value: out.roundTripNs.p50 / 1000 },
-      oneWayP99Us: { value: out.oneWayNs.p99 / 1000 },
-    },
-    info: out,
+  if (program === "scan") {
+    return {
+      metrics: { casFirstUs: { value: out.casFirstNs / 1000 }, loadFirstUs: { value: out.loadFirstNs / 1000 } },
+      info: out,
+    };
+  }
+  const metrics = {
+    oneWayUs: { value: out.oneWayNs.p50 / 1000 },
+    roundTripUs: { value: out.roundTripNs.p50 / 1000 },
+    oneWayP99Us: { value: out.oneWayNs.p99 / 1000 },
   };
+  if (out.wakeCallNs) metrics.wakeCallUs = { value: out.wakeCallNs.p50 / 1000 };
+  return { metrics, info: out };
 }
 
 // ---------------------------------------------------------------------------

@@ -250,9 +250,24 @@ export function buildPlan({ quick }) {
         { key: "oneWayUs", stat: "value", label: "one way p50", unit: "us", better: "lower" },
         { key: "roundTripUs", stat: "value", label: "round trip p50", unit: "us", better: "lower" },
         { key: "oneWayP99Us", stat: "value", label: "one way p99", unit: "us", better: "lower" },
+        { key: "wakeCallUs", stat: "value", label: "waker's FUTEX_WAKE call p50", unit: "us", better: "lower" },
       ],
       timeoutMs: 60000,
     });
   }
+  plan.push({
+    id: "c-scan",
+    group: "8. Plain C reference",
+    title: "one scan of 1024 slots, 1020 busy: compare-exchange on every slot (as the core) vs load first",
+    kind: "c",
+    program: "scan",
+    args: ["1024", "1020", String(Q(20000, 2000))],
+    reps: Q(3, 1),
+    metrics: [
+      { key: "casFirstUs", stat: "value", label: "CAS on every slot", unit: "us", better: "lower" },
+      { key: "loadFirstUs", stat: "value", label: "load first, CAS only an IDLE slot", unit: "us", better: "lower" },
+    ],
+    timeoutMs: 60000,
+  });
   return plan;
 }

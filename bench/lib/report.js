@@ -428,7 +428,10 @@ const METHOD = `
    a token back and forth; one way = the sender's clock before its signal to the receiver's clock after its wait
    returned (the quantity of scenario 1); round trip = ping to pong. Spin-then-futex spins with x86 \`pause\` and skips
    the wake when the peer is not parked; futex-only always parks and always wakes (what Atomics.wait/notify do).
-   With a 30 us gap the pinger busy-waits 30 us between handoffs, as the hot handoff does.
+   With a 30 us gap the pinger busy-waits 30 us between handoffs, as the hot handoff does. "waker's FUTEX_WAKE
+   call" is how long the signalling thread spent in a wake that found a sleeper (the spawner's share of a wake).
+   \`bench/c/scan.c\`: one scan of 1024 slots with 1020 busy, single-threaded, compare-exchange on every slot (what
+   the core's scan does) against a plain load first.
 `.trim();
 
 export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls }) {
