@@ -187,7 +187,10 @@ describe("thread waves in headless Chromium", { skip, timeout: 600000 }, () => {
     assert.equal(r.poolWorkers, expectedSize);
   });
 
-  test("the host's default anchor: lib/ served as a directory", { skip: workerMode === "directory" ? "the matrix above ran in directory mode" : false }, async (t) => {
+  // The other way of naming the worker: with a bundle, the host's default
+  // anchor (lib/ as a directory); without one, an explicit browserWorkerBaseUrl.
+  const other = workerMode === "bundle" ? "the default anchor (lib/ as a directory)" : "browserWorkerBaseUrl /lib/";
+  test(`nested, 4 lanes, worker named by ${other}`, async (t) => {
     const lanes = 4;
     const { result: r, console: logs } = await runInPage({
       lanes,
@@ -195,9 +198,12 @@ describe("thread waves in headless Chromium", { skip, timeout: 600000 }, () => {
       poolSize: lanes,
       invokes: INVOKES,
       probeTimeoutMs: PROBE_TIMEOUT_MS,
+      ...(workerMode === "bundle" ? {} : { workerBaseUrl: `${env.server.origin}/lib/` }),
     });
     checkRuns(r, threadWaveSpawns(lanes, { mode: "nested" }), logs);
     assert.equal(r.poolWorkers, lanes);
-    t.diagnostic(summary("directory mode, nested, 4 lanes", r));
+    const line = summary(`nested, 4 lanes, ${other}`, r);
+    t.diagnostic(line);
+    console.log(line);
   });
 });
