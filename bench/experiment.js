@@ -8,10 +8,10 @@
 //
 //   node bench/experiment.js [--reps=N] [--only=handoff-hot,...] [--variants=a,b]
 //
-// Writes bench/results/experiments.json and prints a table of medians.
+// Writes bench/results/experiments-<scenarios>.json and prints a table of medians.
 
 import { spawn, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
@@ -30,30 +30,62 @@ const opt = (name, def) => {
 };
 const reps = Number(opt("reps", 3));
 
-// -D tunables of src/wtp_park.h.
+// -D tunables of src/wtp_park.h, or a patch applied to a scratch copy of
+// src/ (never to src/ itself): { defines, patch: [[file, from, to], ...] }.
 const VARIANTS = {
   current: [],
   spin0: ["-DWTP_PARK_SPIN_LIMIT=0"],
+  spin500: ["-DWTP_PARK_SPIN_LIMIT=500"],
   spin2000: ["-DWTP_PARK_SPIN_LIMIT=2000"],
   spin2000cap2: ["-DWTP_PARK_SPIN_LIMIT=2000", "-DWTP_PARK_MAX_SPINNERS=2"],
+  slice200: ["-DWTP_PARK_SLICE_MS=200"],
   slice1000: ["-DWTP_PARK_SLICE_MS=1000"],
+  // interrupted() without entering JavaScript: only the interruptAll flag
+  // (what the slice end costs when the stopping test stays in C).
+  "c-only-interrupted": {
+    defines: [],
+    patch: [["binding.c", "  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;\n", "  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;\n  if (ctx != NULL) return 0; /* experiment: no JS call */\n"]],
+  },
+  // scan(): a plain load first, the compare-exchange only on an IDLE slot.
+  "tatas-scan": {
+    defines: [],
+    patch: [["wtp_pool.c", "  int32_t expected = WTP_IDLE;\n  /* Acquire:", "  int32_t expected = WTP_IDLE;\n  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_IDLE) return 0; /* experiment */\n  /* Acquire:"]],
+  },
 };
+const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
   "throughput-1": { script: "throughput.js", params: { workers: 1, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
   "waves-pool": { script: "waves-pool.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
   idle: { script: "idle.js", params: { workers: 64, seconds: 3, settleMs: 500 }, metric: ["cpuPctOfCore", "value"], extra: ["wakeupsPerSec", "value"] },
+  scan: { script: "scan.js", params: { capacity: 1024, busy: 1020, samples: 1000, warmup: 100 }, metric: ["spawnCallUs", "p50"] },
+  "throughput-2": { script: "throughput.js", params: { workers: 2, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
 };
 const variants = opt("variants", "current,spin0,spin2000,slice1000").split(",");
 const scenarios = opt("only", "handoff-hot,throughput-1,waves-pool,idle").split(",");
 
 function build(name) {
   const out = join(expDir, `${name}.node`);
-  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
+  let srcDir = join(repoDir, "src");
+  const patch = Array.isArray(VARIANTS[name]) ? null : VARIANTS[name].patch;
+  if (patch) {
+    // A scratch copy of src/ with the patch applied.
+    const copy = join(expDir, `${name}-src`);
+    rmSync(copy, { recursive: true, force: true });
+    mkdirSync(copy, { recursive: true });
+    for (const f of readdirSync(srcDir)) copyFileSync(join(srcDir, f), join(copy, f));
+    for (const [file, from, to] of patch) {
+      const text = readFileSync(join(copy, file), "utf8");
+      if (!text.includes(from)) throw new Error(`variant ${name}: patch does not apply to ${file}`);
+      writeFileSync(join(copy, file), text.replace(from, to));
+    }
+    srcDir = copy;
+  }
+  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(srcDir, f));
   const inc = resolve(dirname(process.execPath), "..", "include", "node");
   execFileSync(process.env.CC || "cc", [
     "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",
-    ...VARIANTS[name], `-I${inc}`, "-o", out, ...sources,
+    ...definesOf(name), `-I${inc}`, "-o", out, ...sources,
   ], { stdio: "pipe" });
   return out;
 }
@@ -105,7 +137,7 @@ for (const [sid, byVariant] of Object.entries(results)) {
     const ok = runs.filter((r) => !r.error);
     const main = summarize(ok.map((r) => r.main));
     const extra = sc.extra ? summarize(ok.map((r) => r.extra)) : null;
-    table.push({ scenario: sid, variant: v, flags: VARIANTS[v]?.join(" ") ?? "(JS pool)", metric: `${sc.metric[0]} ${sc.metric[1]}`, median: main.p50, min: main.min, max: main.max, extraMetric: sc.extra?.[0] ?? null, extraMedian: extra?.p50 ?? null, failed: runs.length - ok.length });
+    table.push({ scenario: sid, variant: v, flags: VARIANTS[v] ? (Array.isArray(VARIANTS[v]) ? VARIANTS[v].join(" ") : "patched copy of src/") : "(JS pool)", metric: `${sc.metric[0]} ${sc.metric[1]}`, median: main.p50, min: main.min, max: main.max, extraMetric: sc.extra?.[0] ?? null, extraMedian: extra?.p50 ?? null, failed: runs.length - ok.length });
   }
 }
 for (const row of table) {
@@ -113,5 +145,8 @@ for (const row of table) {
     (row.extraMetric ? `  ${row.extraMetric} ${row.extraMedian.toFixed(2)}` : "") + (row.failed ? `  (${row.failed} failed)` : ""));
 }
 mkdirSync(join(benchDir, "results"), { recursive: true });
-writeFileSync(join(benchDir, "results", "experiments.json"), JSON.stringify({ machine: { ...machine, loadAverageAfter: os.loadavg() }, reps, variants: Object.fromEntries(variants.map((v) => [v, VARIANTS[v]])), table, results }, null, 1) + "\n");
-console.error("wrote bench/results/experiments.json");
+// One file per set of scenarios, so that runs of different questions do not
+// overwrite each other.
+const outName = `experiments-${scenarios.join("+")}.json`;
+writeFileSync(join(benchDir, "results", outName), JSON.stringify({ machine: { ...machine, loadAverageAfter: os.loadavg() }, reps, variants: Object.fromEntries(variants.map((v) => [v, VARIANTS[v]])), table, results }, null, 1) + "\n");
+console.error(`wrote bench/results/${outName}`);
