@@ -30,7 +30,7 @@ for (const dir of ["test/c", "test/model", "test/fuzz"]) {
 }
 step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", "-p", "types/test"]);
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
-if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "bash", ["scripts/build-guest.sh"]);
+if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))
