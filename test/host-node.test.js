@@ -186,6 +186,29 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.equal(Atomics.load(words, W.SUM), 22);
     });
 
+    test("a worker that traps retires the slots of the workers its guest threads started", async () => {
+      const errors = [];
+      const { host, words } = await guest({
+        implementation,
+        mainInstance: false,
+        onGuestError: (instanceId, tid) => errors.push(tid),
+      });
+      // One thread, on the first worker, spawns two children (the pool grows
+      // from that worker), joins them, then traps. Node ends the children's
+      // workers with their parent: their slots must not stay claimable.
+      assert.equal(host.threadSpawn(arg(KIND.DOOMED, 2)), 1);
+      await until(() => errors.length === 1, { what: "onGuestError" });
+      assert.deepEqual(errors, [1]);
+      assert.equal(Atomics.load(words, W.SUM), 2);
+      await until(() => host.spawnReport().idle === 0, { what: "the children's slots to be retired" });
+      assert.equal(host.spawnReport().active, 0);
+      assert.equal(host.distinctOsThreadCount(), 3);
+      // The next thread gets a new worker and runs.
+      Atomics.store(words, W.PENDING, 1);
+      assert.ok(host.threadSpawn(arg(KIND.PLAIN, 5)) > 0);
+      await until(() => Atomics.load(words, W.SUM) === 7, { what: "a thread after the trap" });
+    });
+
     test("terminateAll ends the workers promptly; later spawns are declined 'terminated'", async () => {
       const declines = [];
       const { host, main, words } = await guest({

@@ -30,6 +30,7 @@ export const KIND = Object.freeze({
   HOLD: 5,
   STDERR: 6,
   SLEEP: 8,
+  DOOMED: 9,
 });
 
 export const arg = (kind, n = 0) => (kind << 16) | n;
