@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { IMPLEMENTATIONS } from "./support/guest-host.js";
+import { IMPLEMENTATIONS, skipImplementation } from "./support/guest-host.js";
 
 const SCENARIO_URL = new URL("./support/guest-scenario.js", import.meta.url);
 const SCENARIO_PATH = fileURLToPath(SCENARIO_URL);
@@ -48,7 +48,7 @@ function assertClean(run) {
 const HELLO = "hello from a guest thread";
 
 for (const implementation of IMPLEMENTATIONS) {
-  describe(`Node host in a child process, ${implementation} pool`, () => {
+  describe(`Node host in a child process, ${implementation} pool`, { skip: skipImplementation(implementation) }, () => {
     test("guest threads write to the process's stdout and stderr while the owner is blocked", async () => {
       const run = await runScenario("stdout", implementation);
       assertClean(run);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { workerExecArgv } from "../lib/host-node.js";
-import { IMPLEMENTATIONS, KIND, W, arg, startGuest, until } from "./support/guest-host.js";
+import { IMPLEMENTATIONS, KIND, W, arg, skipImplementation, startGuest, until } from "./support/guest-host.js";
 
 const EXTRA_FACTORY_URL = new URL("./support/guest-extra-factory.js", import.meta.url).href;
 const PLUGGED_RUNTIME_URL = new URL("./support/guest-runtime.js", import.meta.url).href;
@@ -36,7 +36,7 @@ test("workerExecArgv drops the eval flags only when --input-type is present", ()
 });
 
 for (const implementation of IMPLEMENTATIONS) {
-  describe(`Node host, ${implementation} pool`, () => {
+  describe(`Node host, ${implementation} pool`, { skip: skipImplementation(implementation) }, () => {
     test("a guest spawns threads and joins them", async () => {
       const { host, main, words } = await guest({ implementation });
       assert.equal(main.spawn_join(8, arg(KIND.PLAIN, 3)), 8);

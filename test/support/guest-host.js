@@ -36,10 +36,14 @@ export const KIND = Object.freeze({
 export const arg = (kind, n = 0) => (kind << 16) | n;
 
 // The implementations to run the host suites on: "js" always, "native" when
-// the addon loads here.
-export const IMPLEMENTATIONS = getWasiThreadPoolImplementation().native.available
-  ? ["js", "native"]
-  : ["js"];
+// the addon loads here (skipped, with the reason, otherwise).
+const nativeInfo = getWasiThreadPoolImplementation().native;
+export const IMPLEMENTATIONS = ["js", "native"];
+export function skipImplementation(implementation) {
+  return implementation === "native" && !nativeInfo.available
+    ? `the native addon is not available: ${nativeInfo.error}`
+    : false;
+}
 
 const modules = new Map();
 async function moduleOf(fixture) {
