@@ -1,5 +1,6 @@
 // wasi-thread-pool for browsers: the pool API on the JS twin (no addon, no
-// node: module) and the wasi-threads host.
+// node: module), the wasi-threads host, the per-thread runtime, and the
+// Liftoff guard's API (a no-op here).
 
 export * from "./pool.browser.js";
 export {
@@ -12,3 +13,16 @@ export {
   resolveBrowserWorkerUrl,
   setBrowserWasiThreadWorkerBase,
 } from "./host.js";
+export {
+  WASI_THREAD_HOSTCALL_MESSAGE,
+  WasiExitError,
+  createWasiThreadWorkerRuntime,
+  resolveModuleExtraImports,
+} from "./runtime.js";
+export {
+  compileWasiThreadGuest,
+  compileWasiThreadGuestSync,
+  liftoffHazardAffected,
+  liftoffHazardState,
+  protectFromLiftoffHazard,
+} from "./liftoff.browser.js";

@@ -4,7 +4,8 @@
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
-//      (Linux), and the guest build, if the guest build script exists
+//      (Linux); the browser worker bundle (dist/), which the Chromium test
+//      serves; and the guest build, if the guest build script exists
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
@@ -30,6 +31,7 @@ for (const dir of ["test/c", "test/model", "test/fuzz"]) {
 }
 step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", "-p", "types/test"]);
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
+step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 
 const files = readdirSync(join(root, "test"))

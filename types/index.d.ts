@@ -1,4 +1,5 @@
-// Types of the package root, wasi-thread-pool: the pool API and the host.
+// Types of the package root, wasi-thread-pool: the pool API, the host, the
+// per-thread runtime and (Node only) the Liftoff guard.
 
 export * from "./pool.js";
 export {
@@ -24,3 +25,17 @@ export type {
   WasiThreadSpawnOptions,
   WasiThreadSpawnReport,
 } from "./host.js";
+export {
+  WASI_THREAD_HOSTCALL_MESSAGE,
+  WasiExitError,
+  createWasiThreadWorkerRuntime,
+  resolveModuleExtraImports,
+} from "./runtime.js";
+export type { WasiThreadWorkerRuntime, WasiThreadWorkerRuntimeOptions } from "./runtime.js";
+export {
+  compileWasiThreadGuest,
+  compileWasiThreadGuestSync,
+  liftoffHazardAffected,
+  liftoffHazardState,
+  protectFromLiftoffHazard,
+} from "./liftoff.js";

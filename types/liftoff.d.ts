@@ -1,0 +1,15 @@
+// Types of wasi-thread-pool/liftoff: the guard against Node 20's Liftoff bug
+// across memory.atomic.wait32 (lib/liftoff.js; in browsers the no-op
+// lib/liftoff.browser.js).
+
+/** Whether this engine loses a wasm local across an atomic wait under Liftoff (probed once). */
+export declare function liftoffHazardAffected(): boolean;
+
+/** Applies --no-liftoff when, and only when, the engine is affected; returns whether it is now protected. */
+export declare function protectFromLiftoffHazard(): boolean;
+
+export declare function liftoffHazardState(): { affected: boolean; protected: boolean };
+
+/** Protects the engine, then compiles the guest. */
+export declare function compileWasiThreadGuest(bytes: BufferSource): Promise<WebAssembly.Module>;
+export declare function compileWasiThreadGuestSync(bytes: BufferSource): WebAssembly.Module;

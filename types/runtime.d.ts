@@ -1,0 +1,43 @@
+// Types of wasi-thread-pool/runtime (lib/runtime.js): the per-thread import
+// object of a guest thread, with the SDK's createWasiThreadWorkerRuntime
+// signature. WebAssembly.Module/Memory/Instance come from the "dom" lib or
+// @types/node.
+
+import type { WasiThreadExtraImport, WasiThreadHostcallChannel } from "./host.js";
+
+/** The message type of a guest hostcall posted from a worker thread. */
+export declare const WASI_THREAD_HOSTCALL_MESSAGE: "sdm.thread-hostcall";
+
+/** A WASI proc_exit; workers treat it (by name) as the thread's normal end. */
+export declare class WasiExitError extends Error {
+  constructor(code: number);
+  name: "WasiExitError";
+  readonly code: number;
+}
+
+export interface WasiThreadWorkerRuntimeOptions {
+  wasmModule: WebAssembly.Module;
+  memory: WebAssembly.Memory;
+  hostcallChannel?: WasiThreadHostcallChannel | null;
+  /** The SDK's shared process state, or `{ args, env }`. Passed through. */
+  processState?: unknown;
+  /** Resolved entries: factories, `{ factory, config }` or descriptors. */
+  extraImports?: ReadonlyArray<WasiThreadExtraImport | ((ctx: unknown) => unknown) | { factory: (ctx: unknown) => unknown; config: unknown }>;
+  workerIndex?: number | null;
+  tid?: number | null;
+  threadSpawn?: (startArg: number) => number;
+  /** How fds 1 and 2 are written; the default is the console, line by line. */
+  writeOutput?: (fd: 1 | 2, bytes: Uint8Array) => void;
+}
+
+export interface WasiThreadWorkerRuntime {
+  imports: WebAssembly.Imports;
+  /** A fresh instance over the same imports and memory. */
+  instantiate(): WebAssembly.Instance;
+  close(): void;
+}
+
+export declare function createWasiThreadWorkerRuntime(options: WasiThreadWorkerRuntimeOptions): WasiThreadWorkerRuntime;
+
+/** Imports every `{ moduleUrl, exportName, config }` entry's factory; other entries pass through. */
+export declare function resolveModuleExtraImports(entries: ReadonlyArray<unknown> | null | undefined): Promise<unknown[]>;
