@@ -5,6 +5,7 @@
 // tarball actually holds. Lines marked @ts-expect-error must fail to check.
 
 import {
+  compileWasiThreadGuest,
   createWasiThreadPool,
   createWasiThreadSpawn,
   getWasiThreadPoolImplementation,
@@ -149,8 +150,9 @@ const options: WasiThreadSpawnOptions = {
   implementation: "js",
 };
 
-async function runHost(): Promise<WasiThreadSpawnReport> {
-  const host: WasiThreadHost = await createWasiThreadSpawn(options);
+async function runHost(bytes: Uint8Array<ArrayBuffer>): Promise<WasiThreadSpawnReport> {
+  const compiled: WebAssembly.Module = await compileWasiThreadGuest(bytes);
+  const host: WasiThreadHost = await createWasiThreadSpawn({ ...options, wasmModule: compiled });
   const tid: number = host.threadSpawn(0);
   const numbers: number[] = [tid, host.activeThreadCount(), host.spawnCount(), host.distinctOsThreadCount()];
   void numbers;

@@ -77,9 +77,8 @@ async function hostRun() {
   const guestFile = new URL("./guest.wasm", import.meta.url);
   if (!existsSync(guestFile)) return { ...out, guest: null };
 
-  // The Node 20 Liftoff guard where the package has it (see the example's main.js).
-  const compile = root.compileWasiThreadGuest ?? ((b) => WebAssembly.compile(b));
-  const wasmModule = await compile(readFileSync(guestFile));
+  // Through the Node 20 Liftoff guard (see the example's main.js).
+  const wasmModule = await root.compileWasiThreadGuest(readFileSync(guestFile));
   const memory = new WebAssembly.Memory({ initial: 1, maximum: 16, shared: true });
   const threads = 3;
   const threadHost = await host.createWasiThreadSpawn({ wasmModule, memory, poolSize: threads });

@@ -5,17 +5,17 @@
 //   node main.js [threads]      prints one JSON line, exits 1 on a wrong result
 
 import { readFileSync } from "node:fs";
-import * as wasiThreadPool from "wasi-thread-pool";
+import { compileWasiThreadGuest, getWasiThreadPoolImplementation } from "wasi-thread-pool";
 import { instantiateThreadedModule, WASI_THREAD_POOL_SLOT, DEFAULT_WASI_THREAD_SPAWN_WAIT_MS } from "./harness.js";
 
 const threads = Number(process.argv[2] ?? 4);
 const bytes = readFileSync(new URL("./guest.wasm", import.meta.url));
 // Node 20's baseline wasm compiler (Liftoff) can lose a local across a
-// memory.atomic.wait in a guest's join loop; compileWasiThreadGuest compiles
-// with it off where the engine is affected (and the host warns about a
-// module compiled without it). Older builds of the package lack the helper.
-const compile = wasiThreadPool.compileWasiThreadGuest ?? ((b) => WebAssembly.compile(b));
-const wasmModule = await compile(bytes);
+// memory.atomic.wait in a guest's join loop. compileWasiThreadGuest compiles
+// with it off where the engine is affected; the host warns about a module
+// compiled before that protection. (The application compiles; the harness,
+// like the SDK's, takes the compiled module.)
+const wasmModule = await compileWasiThreadGuest(bytes);
 
 const { instance, memory, threadHost, destroy } = await instantiateThreadedModule(wasmModule, {
   wasiThreadPoolSize: threads,
@@ -35,7 +35,7 @@ for (let i = 0; i < threads; i++) {
 }
 const report = threadHost.spawnReport();
 const result = {
-  implementation: wasiThreadPool.getWasiThreadPoolImplementation().implementation,
+  implementation: getWasiThreadPoolImplementation().implementation,
   threads,
   total,
   expected: expected | 0,
