@@ -52,13 +52,24 @@ const VARIANTS = {
     patch: [["wtp_pool.c", "  int32_t expected = WTP_IDLE;\n  /* Acquire:", "  int32_t expected = WTP_IDLE;\n  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_IDLE) return 0; /* experiment */\n  /* Acquire:"]],
   },
 };
+// Every recommendation at once (see bench/analysis.md): no spin, 200 ms
+// slices, interrupted() kept in C (a stand-in: a real change needs another
+// stopping signal), load-first scan.
+VARIANTS.recommended = {
+  defines: ["-DWTP_PARK_SPIN_LIMIT=0", "-DWTP_PARK_SLICE_MS=200"],
+  patch: [...VARIANTS["c-only-interrupted"].patch, ...VARIANTS["tatas-scan"].patch],
+};
 const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
   "throughput-1": { script: "throughput.js", params: { workers: 1, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
   "waves-pool": { script: "waves-pool.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
   idle: { script: "idle.js", params: { workers: 64, seconds: 3, settleMs: 500 }, metric: ["cpuPctOfCore", "value"], extra: ["wakeupsPerSec", "value"] },
+  waves: { script: "waves.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["warmWallMs", "value"], extra: ["warmCpuMs", "value"] },
   scan: { script: "scan.js", params: { capacity: 1024, busy: 1020, samples: 1000, warmup: 100 }, metric: ["spawnCallUs", "p50"] },
+  "throughput-4": { script: "throughput.js", params: { workers: 4, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
+  contention: { script: "contention.js", params: { spawners: 3, servers: 4, spawns: 100000 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
+  "handoff-cold": { script: "handoff.js", params: { phase: "cold", samples: 30, warmup: 3, idleMs: 50 }, metric: ["handoffUs", "p50"] },
   "throughput-2": { script: "throughput.js", params: { workers: 2, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
 };
 const variants = opt("variants", "current,spin0,spin2000,slice1000").split(",");

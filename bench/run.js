@@ -16,6 +16,8 @@
 //   --addon=PATH        measure this build of the addon (WASI_THREAD_POOL_ADDON)
 //   --fresh-addon       build src/ into .tmp/bench/ first (cc, binding.gyp's
 //                       flags) and measure that: for a build/ older than src/
+//   --render=FILE.json  measure nothing: rewrite the Markdown and SVG next to
+//                       FILE.json from its results (after editing analysis.md)
 //
 // Every repetition of every scenario runs in a fresh child process, and the
 // implementations alternate (A B A B ...) so that drift of a shared machine
@@ -44,13 +46,32 @@ const opt = (name) => {
   return hit.includes("=") ? hit.slice(hit.indexOf("=") + 1) : true;
 };
 for (const a of argv) {
-  if (!/^--(quick|only|impl|reps|out|no-report|help|addon|fresh-addon)(=|$)/.test(a)) {
+  if (!/^--(quick|only|impl|reps|out|no-report|help|addon|fresh-addon|render)(=|$)/.test(a)) {
     console.error(`bench: unknown option ${a} (see the head of bench/run.js)`);
     process.exit(2);
   }
 }
 if (opt("help")) {
   console.log("usage: node bench/run.js [--quick] [--only=id,...] [--impl=js|native] [--reps=N] [--out=DIR] [--no-report]");
+  process.exit(0);
+}
+if (typeof opt("render") === "string") {
+  const file = resolve(opt("render"));
+  const data = JSON.parse(readFileSync(file, "utf8"));
+  const rplan = buildPlan({ quick: data.run.mode === "quick" });
+  const rplans = Object.fromEntries(rplan.map((s) => [s.id, s]));
+  const files = writeReport({
+    outDir: dirname(file),
+    base: file.replace(/^.*\//, "").replace(/\.json$/, ""),
+    results: data.results,
+    plans: rplans,
+    machine: data.machine,
+    runInfo: data.run,
+    targets: evaluateTargets(data.results),
+    impls: data.run.implementations,
+    rewriteJson: false,
+  });
+  for (const f of files) console.error(`bench: wrote ${relative(repoDir, f) || f}`);
   process.exit(0);
 }
 const quick = !!opt("quick");

@@ -15,6 +15,15 @@ export function figure(results, id, impl, metric) {
   return byId(results, id)?.impls?.[impl]?.metrics?.[metric]?.value;
 }
 
+// " (paired a [lo-hi])": the ratios of side-by-side repetitions, when any.
+function pairedText(results, id, metric, invert = false) {
+  const p = byId(results, id)?.paired?.[metric];
+  if (!p || p.ratios.length < 2) return "";
+  const t = (v) => fr(invert ? 1 / v : v);
+  const [lo, hi] = invert ? [p.max, p.min] : [p.min, p.max];
+  return `; paired ${t(p.median)} [${t(lo)}-${t(hi)}]`;
+}
+
 function ratio(results, id, metric) {
   const n = figure(results, id, "native", metric);
   const j = figure(results, id, "js", metric);
@@ -28,11 +37,23 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // ---------------------------------------------------------------------------
 // Targets (native/JS ratios on the project's 2-core machine).
 
+// What bounds each target and what would move it, in the order of the
+// targets below; the measurements behind them are in bench/analysis.md.
+const BOUNDS = [
+  "Bound by the kernel's wake-up of a parked worker (the same futex work as JS's condition variable): the ~3 us spin has long run out when a hot thread arrives 20-50 us later. Only a >= 50 us spin would beat it, and that measured 20x worse under load (analysis 1). Not recommended.",
+  "Same bound: the C figure is a thread still spinning; a parked handoff's C floor is the futex-only row.",
+  "Bound by two blocking wakes per thread (join + handoff, 5-15 us each), the join being identical in both. Spin limit 0 measured 1.6-2x JS, the recommended variant 1.8x; 5x needs a join that does not block (analysis 2).",
+  "Bound by per-thread instantiation and guest work (same in both) and by scheduling 8 threads on 2 CPUs; the core's spin costs 25-30% here: spin limit 0 measured 0.69 of JS on the warm call (analysis 3).",
+  "",
+  "Bound by 20 slice ends per second per worker, ~15 us of each spent calling into JavaScript from interrupted(). Measured: interrupted() kept in C 1.2%, 200 ms slices 0.66%, both (+ no spin) 0.33% (analysis 5).",
+  "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
+];
+
 export function evaluateTargets(results) {
   const out = [];
   const status = (ok) => (ok === null ? "n/a" : ok ? "met" : "MISSED");
   const add = (name, want, value, ok, figureText, note) =>
-    out.push({ name, want, value: Number.isFinite(value) ? value : null, status: status(Number.isFinite(value) ? ok : null), figure: figureText, note });
+    out.push({ name, want, value: Number.isFinite(value) ? value : null, status: status(Number.isFinite(value) ? ok : null), figure: figureText, note, bound: BOUNDS[out.length] });
 
   const HP = "handoffUs:p50";
   const hot = ratio(results, "handoff-hot", HP);
@@ -48,9 +69,9 @@ export function evaluateTargets(results) {
     "<= 0.1",
     hot,
     hot <= 0.1,
-    `${fr(hot)} (native ${f2(nHot)} us, JS ${f2(jHot)} us)`,
+    `${fr(hot)} (native ${f2(nHot)} us, JS ${f2(jHot)} us${pairedText(results, "handoff-hot", HP)})`,
     `native spawn() call p50 ${f2(nCall)} us of it; plain C one way: spin back to back ${f2(cSpin)} us, ` +
-      `200-pause spin with a 30 us gap ${f2(cSpinGap)} us, ~100 us spin with the gap ${f2(cLongGap)} us, futex only ${f2(cFutex)} us`,
+      `100-pause spin with a 30 us gap ${f2(cSpinGap)} us, ~100 us spin with the gap ${f2(cLongGap)} us, futex only ${f2(cFutex)} us`,
   );
   const vsC = nHot / cSpin;
   add(
@@ -67,7 +88,7 @@ export function evaluateTargets(results) {
     ">= 5x",
     t1,
     t1 >= 5,
-    `${fr(t1)}x (native ${f1(figure(results, "throughput-1", "native", "threadsPerSec:value"), 0)}/s, JS ${f1(figure(results, "throughput-1", "js", "threadsPerSec:value"), 0)}/s)`,
+    `${fr(t1)}x (native ${f1(figure(results, "throughput-1", "native", "threadsPerSec:value"), 0)}/s, JS ${f1(figure(results, "throughput-1", "js", "threadsPerSec:value"), 0)}/s${pairedText(results, "throughput-1", "threadsPerSec:value")})`,
     `CPU per thread: native ${f2(figure(results, "throughput-1", "native", "cpuUsPerThread:value"))} us, JS ${f2(figure(results, "throughput-1", "js", "cpuUsPerThread:value"))} us`,
   );
   // The package host's figure when the harness ran, else the pool-API run.
@@ -78,7 +99,7 @@ export function evaluateTargets(results) {
     "<= 0.6",
     ww,
     ww <= 0.6,
-    `${fr(ww)} (native ${f1(figure(results, wid, "native", "wallMs:value"), 0)} ms, JS ${f1(figure(results, wid, "js", "wallMs:value"), 0)} ms; ${wid})`,
+    `${fr(ww)} (native ${f1(figure(results, wid, "native", "wallMs:value"), 0)} ms, JS ${f1(figure(results, wid, "js", "wallMs:value"), 0)} ms; ${wid}${pairedText(results, wid, "wallMs:value")})`,
     wavesNote(results),
   );
   const wc = ratio(results, wid, "cpuMs:value");
@@ -87,7 +108,7 @@ export function evaluateTargets(results) {
     "<= 1.1",
     wc,
     wc <= 1.1,
-    `${fr(wc)} (native ${f1(figure(results, wid, "native", "cpuMs:value"), 0)} ms, JS ${f1(figure(results, wid, "js", "cpuMs:value"), 0)} ms; ${wid})`,
+    `${fr(wc)} (native ${f1(figure(results, wid, "native", "cpuMs:value"), 0)} ms, JS ${f1(figure(results, wid, "js", "cpuMs:value"), 0)} ms; ${wid}${pairedText(results, wid, "cpuMs:value")})`,
     `second call (warm pool): wall ${fr(ratio(results, "waves", "warmWallMs:value"))}, CPU ${fr(ratio(results, "waves", "warmCpuMs:value"))}; ` +
       `pool API with 7 pre-started workers: wall ${fr(ratio(results, "waves-pool", "wallMs:value"))}, CPU ${fr(ratio(results, "waves-pool", "cpuMs:value"))}`,
   );
@@ -287,7 +308,7 @@ export function renderSvg(results, plans, targets) {
     s.push(`<text x="${bRight - 175}" y="${legendY + 144}" fill="${COLORS.text}">${impl} pool</text>`);
     legendY += 16;
   }
-  for (const [id, label] of [["c-spin", "C spin-then-futex, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 200-pause spin, 30 us gap"]]) {
+  for (const [id, label] of [["c-spin", "C spin-then-futex, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 100-pause spin, 30 us gap"]]) {
     const v = figure(results, id, "c", "oneWayUs:value");
     if (!Number.isFinite(v)) continue;
     s.push(`<line x1="${bx(v)}" y1="${bTop}" x2="${bx(v)}" y2="${bTop + bH}" stroke="${COLORS.c}" stroke-dasharray="4,3"/>`);
@@ -339,10 +360,11 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("");
   L.push("## Targets");
   L.push("");
-  L.push("| target | wanted | reached | status | context |");
-  L.push("| --- | --- | --- | --- | --- |");
+  L.push("| target | wanted | reached | status | context | what bounds it, what would move it |");
+  L.push("| --- | --- | --- | --- | --- | --- |");
   for (const t of targets) {
-    L.push(`| ${mdEscape(t.name)} | ${mdEscape(t.want)} | ${mdEscape(t.figure)} | ${t.status === "MISSED" ? "**missed**" : t.status} | ${mdEscape(t.note ?? "")} |`);
+    const bound = t.status === "met" ? "" : t.bound ?? "";
+    L.push(`| ${mdEscape(t.name)} | ${mdEscape(t.want)} | ${mdEscape(t.figure)} | ${t.status === "MISSED" ? "**missed**" : t.status} | ${mdEscape(t.note ?? "")} | ${mdEscape(bound)} |`);
   }
   L.push("");
   L.push(`![benchmark chart](${svgName})`);
@@ -364,7 +386,9 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
         L.push(`| --- | --- | --- | ${impls.map(() => "---").join(" | ")} | --- | --- |`);
       }
     }
-    const sc = mdEscape(row.scenario);
+    // The scenario's name only on its first row.
+    const prev = rows[rows.indexOf(row) - 1];
+    const sc = prev && prev.id === row.id && prev.group === row.group ? "" : mdEscape(row.scenario);
     if (row.cells.all) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${mdEscape(row.cells.all)} |`);
     else if (row.cells.c !== undefined) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${row.cells.c} |`);
     else L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} | ${row.paired ?? ""} |`);
@@ -434,7 +458,7 @@ const METHOD = `
    the core's scan does) against a plain load first.
 `.trim();
 
-export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls }) {
+export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
   const svgName = `${base}.svg`;
   const jsonPath = join(outDir, `${base}.json`);
   const mdPath = join(outDir, `${base}.md`);
@@ -450,11 +474,10 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
   }
   const analysisPath = new URL("../analysis.md", import.meta.url);
   const analysis = existsSync(analysisPath) ? readFileSync(analysisPath, "utf8") : null;
-  writeFileSync(
-    jsonPath,
-    JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n",
-  );
+  if (rewriteJson) {
+    writeFileSync(jsonPath, JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n");
+  }
   writeFileSync(svgPath, renderSvg(results, plans, targets));
   writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }));
-  return [mdPath, jsonPath, svgPath];
+  return rewriteJson ? [mdPath, jsonPath, svgPath] : [mdPath, svgPath];
 }
