@@ -204,7 +204,9 @@ describe("the npm package", { timeout: 600_000 }, () => {
     // The tarball, and the same without prebuilds/ for the build and fallback paths.
     const r = npm(["pack", "--json", "--pack-destination", work], { cwd: ROOT, timeout: 60_000 });
     assert.equal(r.status, 0, explain("npm pack", r));
-    packed = JSON.parse(r.stdout)[0];
+    // (prepack's own output may precede the JSON on some npm versions)
+    const json = r.stdout.slice(Math.max(0, r.stdout.search(/^\[\s*$/m)));
+    packed = JSON.parse(json)[0];
     tarball = join(work, packed.filename);
     assert.ok(existsSync(tarball));
     const unpacked = join(work, "unpacked");
