@@ -1,6 +1,7 @@
 // npm test: every suite of the package, in order, stopping at nothing so
 // that one run shows every failure; exits non-zero if any step failed.
 //
+//   0. the addon, built from source
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
@@ -25,6 +26,11 @@ function step(name, command, args) {
   console.log(`=== ${name}: ${ok ? "ok" : "FAILED"} in ${seconds} s`);
   if (!ok) failed.push(name);
 }
+
+// The suites below load build/Release first (node-gyp-build's order), so
+// build the addon from the sources as they are: a committed prebuild may be
+// older (test/package.test.js checks that it is not, in CI).
+step("addon build", process.execPath, ["scripts/install.js", "--force"]);
 
 for (const dir of ["test/c", "test/model", "test/fuzz"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
