@@ -14,6 +14,8 @@
 //   stat   "p50" | "p99" for a per-event sample, "value" for one figure per
 //          child (the table shows the median over repetitions).
 
+// Quick mode (CI smoke) runs each scenario script once on small sizes and
+// skips the variants marked skipInQuick, to keep the child processes few.
 export function buildPlan({ quick }) {
   const Q = (full, q) => (quick ? q : full);
   const plan = [
@@ -34,7 +36,7 @@ export function buildPlan({ quick }) {
       timeoutMs: 60000,
     },
     {
-      id: "handoff-cold",
+      id: "handoff-cold", skipInQuick: true,
       group: "1. Handoff latency",
       title: "cold: after 50 ms idle",
       kind: "pool",
@@ -52,6 +54,7 @@ export function buildPlan({ quick }) {
   for (const workers of [1, 2, 4]) {
     plan.push({
       id: `throughput-${workers}`,
+      skipInQuick: workers !== 1,
       group: "2. Empty-thread throughput",
       title: `${workers} worker${workers > 1 ? "s" : ""}, waves of ${workers}, joined`,
       kind: "pool",
@@ -66,7 +69,7 @@ export function buildPlan({ quick }) {
     });
   }
   plan.push({
-    id: "throughput-1-breakdown",
+    id: "throughput-1-breakdown", skipInQuick: true,
     group: "2. Empty-thread throughput",
     title: "1 worker, every thread stamped: where one thread's time goes",
     kind: "pool",
@@ -116,7 +119,7 @@ export function buildPlan({ quick }) {
       timeoutMs: 300000,
     },
     {
-      id: "waves-pool",
+      id: "waves-pool", skipInQuick: true,
       group: "4. Thread-wave guest",
       title: Q("14,000 threads in one call, straight on the pool API, 7 pre-started workers", "1,400 threads, pool API, 7 workers"),
       kind: "pool",
@@ -162,7 +165,7 @@ export function buildPlan({ quick }) {
       timeoutMs: 120000,
     },
     {
-      id: "scan-small",
+      id: "scan-small", skipInQuick: true,
       group: "5. Scan cost",
       title: "reference: capacity 4, all idle",
       kind: "pool",
@@ -204,7 +207,7 @@ export function buildPlan({ quick }) {
       timeoutMs: 60000,
     },
     {
-      id: "shutdown-retire",
+      id: "shutdown-retire", skipInQuick: true,
       group: "7. Shutdown",
       title: Q("64 idle workers, every slot retired, main module ends", "8 idle workers, retired"),
       kind: "exit",
@@ -216,7 +219,7 @@ export function buildPlan({ quick }) {
     },
   );
   plan.push({
-    id: "shutdown-bare",
+    id: "shutdown-bare", skipInQuick: true,
     group: "7. Shutdown",
     title: Q("reference: 64 unref'd workers blocked in Atomics.wait, no pool at all", "reference: 8 bare workers"),
     kind: "exit",
@@ -241,6 +244,7 @@ export function buildPlan({ quick }) {
   for (const c of cConfigs) {
     plan.push({
       id: c.id,
+      skipInQuick: c.id !== "c-spin" && c.id !== "c-futex",
       group: "8. Plain C reference",
       title: c.title,
       kind: "c",
@@ -269,5 +273,5 @@ export function buildPlan({ quick }) {
     ],
     timeoutMs: 60000,
   });
-  return plan;
+  return quick ? plan.filter((s) => !s.skipInQuick) : plan;
 }
