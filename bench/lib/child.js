@@ -82,11 +82,11 @@ export async function startServers(pool, slots, { kind = "empty", board, stamps 
   return workers;
 }
 
-export async function startSpawners(pool, count, { board, spawns, owner = false }) {
+export async function startSpawners(pool, count, { board, spawns, owner = false, diag = false }) {
   const workers = [];
   for (let i = 0; i < count; i++) {
     const share = Math.floor(spawns / count) + (i < spawns % count ? 1 : 0);
-    workers.push(new Worker(spawnerUrl, { workerData: { pool, board, spawns: share, owner } }));
+    workers.push(new Worker(spawnerUrl, { workerData: { pool, board, spawns: share, owner, diag } }));
   }
   await Promise.all(workers.map((w) => once(w, "message")));
   return workers;

@@ -234,7 +234,8 @@ export function buildPlan({ quick }) {
   const cIters = Q(20000, 2000);
   const cGapIters = Q(4000, 300);
   const cConfigs = [
-    { id: "c-spin", title: "spin-then-futex (100 pauses, as WTP_PARK_SPIN_LIMIT), back to back", args: ["--mode", "spin", "--spin", "100", "--iters", cIters] },
+    { id: "c-spin", title: "spin-then-futex (2000 pauses, as FINDINGS measured it), back to back", args: ["--mode", "spin", "--spin", "2000", "--iters", cIters] },
+    { id: "c-spin-core", title: "spin-then-futex (100 pauses, the core's WTP_PARK_SPIN_LIMIT), back to back", args: ["--mode", "spin", "--spin", "100", "--iters", cIters] },
     { id: "c-futex", title: "futex only (park at once, always wake), back to back", args: ["--mode", "futex", "--iters", cIters] },
     { id: "c-spin-gap", title: "spin-then-futex (100 pauses), next handoff 30 us later", args: ["--mode", "spin", "--spin", "100", "--gap-us", "30", "--iters", cGapIters] },
     { id: "c-longspin-gap", title: "spin-then-futex (4000 pauses, ~100 us), next handoff 30 us later", args: ["--mode", "spin", "--spin", "4000", "--gap-us", "30", "--iters", cGapIters] },

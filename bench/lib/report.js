@@ -70,12 +70,12 @@ export function evaluateTargets(results) {
     hot,
     hot <= 0.1,
     `${fr(hot)} (native ${f2(nHot)} us, JS ${f2(jHot)} us${pairedText(results, "handoff-hot", HP)})`,
-    `native spawn() call p50 ${f2(nCall)} us of it; plain C one way: spin back to back ${f2(cSpin)} us, ` +
+    `native spawn() call p50 ${f2(nCall)} us of it; plain C one way: 2000-pause spin back to back ${f2(cSpin)} us, 100-pause spin ${f2(figure(results, "c-spin-core", "c", "oneWayUs:value"))} us, ` +
       `100-pause spin with a 30 us gap ${f2(cSpinGap)} us, ~100 us spin with the gap ${f2(cLongGap)} us, futex only ${f2(cFutex)} us`,
   );
   const vsC = nHot / cSpin;
   add(
-    "Handoff p50 (hot) within 2x of plain C spin-then-futex (one way, back to back)",
+    "Handoff p50 (hot) within 2x of plain C spin-then-futex (2000 pauses, one way, back to back)",
     "<= 2x",
     vsC,
     vsC <= 2,
@@ -308,7 +308,7 @@ export function renderSvg(results, plans, targets) {
     s.push(`<text x="${bRight - 175}" y="${legendY + 144}" fill="${COLORS.text}">${impl} pool</text>`);
     legendY += 16;
   }
-  for (const [id, label] of [["c-spin", "C spin-then-futex, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 100-pause spin, 30 us gap"]]) {
+  for (const [id, label] of [["c-spin", "C 2000-pause spin, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 100-pause spin, 30 us gap"]]) {
     const v = figure(results, id, "c", "oneWayUs:value");
     if (!Number.isFinite(v)) continue;
     s.push(`<line x1="${bx(v)}" y1="${bTop}" x2="${bx(v)}" y2="${bTop + bH}" stroke="${COLORS.c}" stroke-dasharray="4,3"/>`);

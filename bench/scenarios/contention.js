@@ -4,6 +4,10 @@
 // pool lets them (no join; a spawn that finds every slot busy sleeps on the
 // generation, up to spawnWaitMs). Wall time from the go flag to the last
 // thread's completion; declines.
+//
+// diag: true makes each spawner report its spawn() calls that took over
+// 5 ms (when, how long, declined or not): stalls that all spawners see at
+// once are the whole pool (or the machine) standing still.
 
 import {
   B_DECLINED, B_DONE, B_GO, B_SPAWNED, B_SPAWNERS_DONE, emit, hrnow, newBoard, params, sleepSync,
@@ -11,7 +15,7 @@ import {
 } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 
-const { impl, spawners = 3, servers = 4, spawns = 100000, spawnWaitMs } = params();
+const { impl, spawners = 3, servers = 4, spawns = 100000, spawnWaitMs, diag = false } = params();
 
 const pool = createPool(impl, { capacity: servers, spawnWaitMs });
 api.openWasiThreadPoolSlots(pool, servers);
@@ -22,7 +26,11 @@ for (let s = 0; s < servers; s++) {
 }
 const board = newBoard();
 await startServers(pool, slots, { kind: "empty", board });
-await startSpawners(pool, spawners, { board, spawns });
+const spawnerWorkers = await startSpawners(pool, spawners, { board, spawns, diag });
+// diag: each spawner reports its spawn() calls that took over 5 ms.
+const diagnostics = diag
+  ? Promise.all(spawnerWorkers.map((w) => new Promise((resolve) => w.on("message", (m) => m?.slow && resolve(m)))))
+  : null;
 sleepSync(30);
 
 const cpu0 = process.cpuUsage();
@@ -51,6 +59,11 @@ emit({
     declined: { value: Atomics.load(board, B_DECLINED) },
     cpuMs: { value: (cpu.user + cpu.system) / 1000 },
   },
-  info: { spawned: report.spawned, waited: report.waited, poolDeclined: report.declined },
+  info: {
+    spawned: report.spawned,
+    waited: report.waited,
+    poolDeclined: report.declined,
+    slowSpawns: diagnostics ? await diagnostics : undefined,
+  },
 });
 process.exit(0);
