@@ -382,6 +382,10 @@ function aggregate(scenario, runs, skipped, seconds) {
 // ---------------------------------------------------------------------------
 // Output.
 
+// Report in group order (1. ... 8.), whatever order they ran in.
+const groupNumber = (r) => Number.parseInt(r.group, 10) || 99;
+results.sort((a, b) => groupNumber(a) - groupNumber(b));
+
 const totalSeconds = Math.round(elapsed() * 10) / 10;
 machine.loadAverageAfter = (await import("node:os")).default.loadavg().map((v) => Math.round(v * 100) / 100);
 const runInfo = {
