@@ -1,0 +1,446 @@
+/* pool.pml: a Promela model of the wasi-threads pool protocol
+ * (SDK-CONTRACT section 1; src/wtp.h) and of the native wait layer under it.
+ *
+ * What is modelled
+ *   - NSLOT slots, opened by the owner and armed (PENDING -> IDLE) at a point
+ *     that interleaves with the spawners, so spawners may first see only
+ *     PENDING slots and must sleep on the generation;
+ *   - NSPAWN spawner threads (non-owner, no grow, no message dispatch), each
+ *     making one spawn: scan with CAS IDLE -> CLAIMED, sleep on H_GENERATION
+ *     when every live slot is busy, tid from a fetch-add on H_NEXT_TID, tid
+ *     overflow (CLAIMED -> IDLE + bump), S_TID store, then CLAIMED -> ASSIGNED
+ *     by CAS (the refinement both implementations make), then wake the slot;
+ *   - one serving worker per slot (SDK-CONTRACT 1.6): park on the slot word
+ *     while it is not ASSIGNED, take by CAS, run, then finish (RUNNING -> IDLE
+ *     by CAS + bump) or retire the slot (runThread returned false / threw);
+ *   - the owner: arms the slots, retires a slot at any point, sends late and
+ *     duplicate "exit" releases (tid-guarded), and at the end retires every
+ *     slot (terminateAll), which must end every worker;
+ *   - the wait layer as the real mechanism: a waiter bumps the word's parked
+ *     counter, then the kernel compares the word with the value the waiter
+ *     saw and sleeps only if it is unchanged (futex / bucket mutex+condvar),
+ *     then it un-bumps the counter. A waker changes the word first, then
+ *     reads the parked counter and skips the wake syscall when it is 0.
+ *
+ * Waits are untimed here (spawnWaitMs = infinity) on purpose: with a timeout
+ * a lost wake-up only costs a late decline, and would be invisible. Untimed,
+ * a lost wake-up is a thread asleep forever: an invalid end state.
+ *
+ * Configurations (test/model/Makefile): NSPAWN=2 spawners x 1 spawn, NSLOT=2;
+ * "release" (late/duplicate exits, no early retire), "retire" (one retire by
+ * the owner or a worker at any point), "overflow" (MAXTID=1: the second tid
+ * overflows). Three spawners (-DNSPAWN=3) is a valid model but its state
+ * space does not fit the 2-minute budget.
+ *
+ * Properties (assertions and end states in each safety run; P5 also as LTL):
+ *   P1 no lost wake-up: no invalid end state (every process ends at its end;
+ *      a spawner or worker asleep while its word changed is reported);
+ *   P2 no double assignment: a slot goes CLAIMED -> ASSIGNED only by the
+ *      spawner that claimed it, and never while a thread runs on it;
+ *   P3 a tid runs at most once, and only the tid assigned to that slot;
+ *   P4 every assigned thread runs, unless its slot was retired (or, in the
+ *      EARLY_RELEASE variant, released) before the worker took it;
+ *   P5 RETIRED is final (assertion at every non-retire write, and LTL).
+ *
+ * Variants (-D at spin -a):
+ *   BUG_NO_RECHECK   the wait sleeps without re-checking the word: expected
+ *                    to be REPORTED (lost wake-up, P1)
+ *   BUG_WAKE_ORDER   the waker reads the parked counter before it changes the
+ *                    word: expected to be REPORTED (lost wake-up, P1)
+ *   SDK_ASSIGN_STORE the SDK's unconditional ASSIGNED store: REPORTED (P5,
+ *                    a retire landing on a CLAIMED slot is undone)
+ *   SDK_TID_STORE    the SDK's unconditional IDLE store on tid overflow:
+ *                    REPORTED (P5)
+ *   EARLY_RELEASE    the owner releases a thread it saw ASSIGNED/RUNNING on
+ *                    a worker-served slot (not a late exit): REPORTED (P2/P3,
+ *                    the ABA window of the tid guard)
+ */
+
+#ifndef NSLOT
+#define NSLOT 2
+#endif
+#ifndef NSPAWN
+#define NSPAWN 2
+#endif
+/* -DMAXTID=1 makes every spawn after the first overflow. */
+#ifndef MAXTID
+#define MAXTID NSPAWN
+#endif
+#ifndef RETIRES
+#define RETIRES 1
+#endif
+
+#define PENDING  0
+#define IDLE     1
+#define CLAIMED  2
+#define ASSIGNED 3
+#define RUNNING  4
+#define RETIRED  5
+
+#define GEN NSLOT          /* word index of H_GENERATION in the wait tables */
+#define NONE 255
+#define NTID (NSPAWN + 2)  /* tids 1..NSPAWN (+ overflow headroom) */
+
+byte gen;                  /* H_GENERATION (wraps at 256; bumps are bounded) */
+byte nexttid = 1;          /* H_NEXT_TID */
+byte state[NSLOT];         /* S_STATE */
+byte tidw[NSLOT];          /* S_TID */
+
+/* The native wait layer: per word, the parked counter and the set of
+ * sleepers (a bit per waiting process). */
+byte parked[NSLOT + 1];
+byte sleepers[NSLOT + 1];
+
+/* Ghost state for the properties. */
+bool everRetired[NSLOT];
+byte claimer[NSLOT];       /* spawner that holds the CLAIMED slot */
+byte onSlot[NSLOT];        /* tid a worker is running on the slot, 0 none */
+byte ran[NTID];            /* runs per tid */
+bool assigned[NTID];       /* the tid reached ASSIGNED */
+bool lostByRetire[NTID];   /* its slot was retired while it was ASSIGNED */
+bool lostByRelease[NTID];  /* owner released it while ASSIGNED */
+byte exitTid[NSLOT];       /* last tid the slot's worker finished (its "exit") */
+byte spawnsDone;
+/* Retires before terminateAll, by the owner or by a worker whose runThread
+ * returned false: a budget shared by all, to bound the state space. */
+byte retiresLeft = RETIRES;
+byte workersDone;
+
+#define WORD(a) ((a) == GEN -> gen : state[a])
+
+/* Modelling rule: every atomic step below touches at most one shared word
+ * (plus locals and ghost variables), so grouping it does not hide any
+ * interleaving that the real code has. Locals are zeroed once dead so that
+ * they do not split states. */
+
+/* Kernel-side wait: compare and sleep, atomically; then block until woken. */
+inline nwait(a, expected, me) {
+  parked[a]++;
+#ifdef BUG_NO_RECHECK
+  sleepers[a] = sleepers[a] | (1 << me);
+#else
+  atomic {
+    if
+    :: WORD(a) == expected -> sleepers[a] = sleepers[a] | (1 << me)
+    :: else -> skip
+    fi
+  }
+#endif
+  /* Woken (or never slept). The decrement is merged into this step: that
+   * only removes schedules where a later waker sees parked > 0 and makes an
+   * extra, harmless wake. */
+  atomic { (sleepers[a] & (1 << me)) == 0 -> parked[a]-- }
+}
+
+/* The caller changed the word just before: wake if anyone is parked. */
+inline nwake(a) {
+  atomic {
+    if
+    :: parked[a] > 0 -> sleepers[a] = 0
+    :: else -> skip
+    fi
+  }
+}
+
+/* Wake with the parked counter read before the word changed (BUG_WAKE_ORDER):
+ * pk was loaded before the store. */
+inline nwake_stale(a) {
+  atomic {
+    if
+    :: pk > 0 -> sleepers[a] = 0
+    :: else -> skip
+    fi;
+    pk = 0
+  }
+}
+
+/* bumpGeneration: add, then wake every spawner. */
+inline bump() {
+#ifdef BUG_WAKE_ORDER
+  pk = parked[GEN];
+  gen++;
+  nwake_stale(GEN)
+#else
+  gen++;
+  nwake(GEN)
+#endif
+}
+
+/* setState(slot, RETIRED): unconditional store, wake the slot, bump. */
+inline retire(s) {
+#ifdef BUG_WAKE_ORDER
+  pk = parked[s];
+#endif
+  atomic {
+    if
+    :: state[s] == ASSIGNED -> lostByRetire[tidw[s]] = true
+    :: else -> skip
+    fi;
+    state[s] = RETIRED;
+    everRetired[s] = true
+  }
+#ifdef BUG_WAKE_ORDER
+  nwake_stale(s);
+#else
+  nwake(s);
+#endif
+  bump()
+}
+
+proctype Spawner(byte me) {
+  byte g, i, s, live, t, pk;
+
+  /* claim(): the first scan and the wait loop are the same loop here. */
+claim:
+  do
+  :: atomic { g = gen; s = NONE; live = 0; i = 0 }
+     do
+     :: s == NONE && i < NSLOT ->
+        atomic {                       /* CAS(state, IDLE, CLAIMED) */
+          if
+          :: state[i] == IDLE -> state[i] = CLAIMED; claimer[i] = me; s = i
+          :: else -> skip
+          fi
+        }
+        if
+        :: s == NONE ->
+           atomic {                    /* load(state) != RETIRED: live */
+             if
+             :: state[i] != RETIRED -> live++
+             :: else -> skip
+             fi;
+             i++
+           }
+        :: else -> skip
+        fi
+     :: else -> break
+     od;
+     if
+     :: s != NONE -> atomic { g = 0; live = 0; i = 0 }; break
+     :: s == NONE && live == 0 -> goto done  /* pool-exhausted: nothing can come free */
+     :: s == NONE && live != 0 -> atomic { live = 0; i = 0 }; nwait(GEN, g, me)
+     fi
+  od;
+
+  if
+  :: t == 0 ->
+     atomic { t = nexttid; nexttid++ }  /* Atomics.add(H_NEXT_TID, 1) */
+     if
+     :: t > MAXTID ->                   /* tid-exhausted */
+#ifdef SDK_TID_STORE
+        atomic { assert(state[s] != RETIRED); state[s] = IDLE };  /* P5 */
+#else
+        atomic {
+          if
+          :: state[s] == CLAIMED -> state[s] = IDLE
+          :: else -> skip
+          fi
+        };
+#endif
+        bump();
+        goto done
+     :: else -> skip
+     fi
+  :: else -> skip
+  fi;
+
+  tidw[s] = t;                          /* S_TID (S_ARG is not modelled) */
+#ifdef SDK_ASSIGN_STORE
+  atomic {
+    assert(state[s] != RETIRED);       /* P5 */
+    assert(claimer[s] == me);          /* P2 */
+    assert(onSlot[s] == 0);            /* P2 */
+    state[s] = ASSIGNED; assigned[t] = true
+  }
+#else
+  atomic {
+    if
+    :: state[s] == CLAIMED ->
+       assert(claimer[s] == me);       /* P2 */
+       assert(onSlot[s] == 0);         /* P2 */
+       state[s] = ASSIGNED; assigned[t] = true
+    :: else -> s = NONE                /* retired while CLAIMED: claim again */
+    fi
+  }
+  if
+  :: s == NONE -> goto claim
+  :: else -> skip
+  fi;
+#endif
+  nwake(s);                            /* Atomics.notify(slot state) */
+done:
+  atomic { g = 0; i = 0; s = 0; live = 0; t = 0; spawnsDone++ }
+}
+
+proctype Worker(byte me; byte s) {
+  byte st, t, pk;
+  do
+  :: st = state[s];
+     if
+     :: st == RETIRED -> break
+     :: st == ASSIGNED ->
+        atomic {                       /* CAS(state, ASSIGNED, RUNNING) */
+          if
+          :: state[s] == ASSIGNED -> state[s] = RUNNING; st = RUNNING
+          :: else -> st = 0
+          fi
+        }
+        if
+        :: st == RUNNING ->
+           atomic {
+             t = tidw[s];              /* loaded after the take, as the code does */
+             assert(assigned[t]);      /* P3: only an assigned tid runs */
+             assert(onSlot[s] == 0);
+             ran[t]++;
+             assert(ran[t] == 1);      /* P3: at most once */
+             onSlot[s] = t
+           }
+           onSlot[s] = 0;              /* runThread returned */
+           if
+           :: true ->
+              atomic {                 /* finishWasiThreadPoolRun: CAS */
+                if
+                :: state[s] == RUNNING -> state[s] = IDLE; st = IDLE
+                :: else -> st = 0
+                fi
+              }
+              if
+              :: st == IDLE -> bump()
+              :: else -> skip
+              fi;
+              atomic { exitTid[s] = t; t = 0; st = 0 }
+           :: atomic { retiresLeft > 0 -> retiresLeft--; t = 0 };
+              /* runThread returned false or threw */
+              retire(s); break
+           fi
+        :: else -> skip                /* lost the take: look again */
+        fi
+     :: else -> nwait(s, st, me); st = 0  /* PENDING, IDLE, CLAIMED */
+     fi
+  od;
+  atomic { st = 0; workersDone++ }
+}
+
+/* releaseWasiThreadPoolSlotIfRunning(slot, tid) */
+inline release(s, rt) {
+  do
+  :: st = state[s];
+     if
+     :: (st != ASSIGNED && st != RUNNING) -> break
+     :: else -> skip
+     fi;
+     if
+     :: tidw[s] != rt -> break
+     :: else -> skip
+     fi;
+     atomic {
+       if
+       :: state[s] == st ->
+          /* P2/P3: the tid guard must hold at the moment the CAS wins */
+          assert(tidw[s] == rt);
+          if
+          :: st == ASSIGNED -> lostByRelease[rt] = true
+          :: else -> skip
+          fi;
+          state[s] = IDLE; st = NONE
+       :: else -> skip
+       fi
+     }
+     if
+     :: st == NONE -> bump(); break
+     :: else -> skip
+     fi
+  od;
+  atomic { st = 0; rt = 0 }
+}
+
+proctype Owner() {
+  byte i, st, pk, rt, releases;
+
+  /* Arm the slots (browser warm pool), interleaved with everything else. */
+  i = 0;
+  do
+  :: i < NSLOT ->
+     state[i] = IDLE;
+     nwake(i);
+     bump();
+     i++
+  :: else -> break
+  od;
+
+  do
+  :: atomic { retiresLeft > 0 -> retiresLeft-- }; /* retire at any point */
+     if
+     :: true -> retire(0)
+     :: true -> retire(1)
+     fi
+#ifndef NORELEASE
+  :: releases < 1 -> releases++;      /* a late or duplicate exit */
+     if
+     :: i = 0
+     :: i = 1
+     fi;
+     rt = exitTid[i];
+     if
+     :: rt != 0 -> release(i, rt)
+     :: else -> skip
+     fi
+#endif
+#ifdef EARLY_RELEASE
+  :: releases < 2 -> releases++;      /* release a thread seen in flight */
+     if
+     :: i = 0
+     :: i = 1
+     fi;
+     st = state[i];
+     rt = tidw[i];
+     if
+     :: (st == ASSIGNED || st == RUNNING) && rt != 0 -> release(i, rt)
+     :: else -> atomic { st = 0; rt = 0 }
+     fi
+#endif
+  :: spawnsDone == NSPAWN -> break
+  od;
+
+  /* terminateAll: retire every slot; every worker must return. */
+  i = 0;
+  do
+  :: i < NSLOT -> retire(i); i++
+  :: else -> break
+  od;
+  workersDone == NSLOT;
+
+  /* P4: every assigned thread ran, unless retired/released before taken. */
+  i = 1;
+  do
+  :: i < NTID ->
+     assert(!assigned[i] || ran[i] == 1 || lostByRetire[i] || lostByRelease[i]);
+     i++
+  :: else -> break
+  od
+}
+
+init {
+  byte k;
+  atomic {
+    /* openWasiThreadPoolSlots(NSLOT): all PENDING until the owner arms. */
+    run Owner();
+    k = 0;
+    do
+    :: k < NSPAWN -> run Spawner(k); k++
+    :: else -> break
+    od;
+    k = 0;
+    do
+    :: k < NSLOT -> run Worker(NSPAWN + k, k); k++
+    :: else -> break
+    od;
+    k = 0
+  }
+}
+
+/* P5 as a temporal property (checked with -a -N retired_final). */
+ltl retired_final {
+  [] ((state[0] == RETIRED -> [] (state[0] == RETIRED)) &&
+      (state[1] == RETIRED -> [] (state[1] == RETIRED)))
+}
