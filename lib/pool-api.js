@@ -42,7 +42,12 @@ export function createPoolApi({ native = null, env = null } = {}) {
   const addon = native?.binding ?? null;
 
   // One addon handle per typed array and thread: a handle caches the data
-  // pointer so that calls skip the typed-array inspection.
+  // pointer so that calls skip the typed-array inspection. The handle holds
+  // no reference to the typed array (a WeakMap value that kept its own key
+  // alive through a native reference would never be collected); instead
+  // every call passes the typed array as its last argument, which keeps the
+  // buffer alive for the call's duration, and a spawner holds its own
+  // reference.
   const handles = new WeakMap();
   function handleOf(control) {
     let handle = handles.get(control);
@@ -116,7 +121,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
     const waitMs = resolveSpawnWaitMs(spawnWaitMs);
     const chosen = chooseImplementation(implementation);
     const control = new Int32Array(new SharedArrayBuffer(4 * (HEADER_WORDS + SLOT_WORDS * capacity)));
-    if (chosen === "native") addon.format(handleOf(control), capacity, IMPL_NATIVE);
+    if (chosen === "native") addon.format(handleOf(control), capacity, IMPL_NATIVE, control);
     else twin.formatWasiThreadPool(control, capacity);
     return { control, spawnWaitMs: waitMs };
   }
@@ -128,7 +133,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
   function openWasiThreadPoolSlots(pool, count) {
     const control = checkPool(pool);
     checkInt32(count, "count");
-    if (isNative(control)) addon.openSlots(handleOf(control), count);
+    if (isNative(control)) addon.openSlots(handleOf(control), count, control);
     else twin.openWasiThreadPoolSlots(pool, count);
   }
 
@@ -137,33 +142,33 @@ export function createPoolApi({ native = null, env = null } = {}) {
     checkSlot(control, slot);
     const { messageDispatch = false } = checkOptions(options, "options");
     const dispatch = Boolean(messageDispatch);
-    if (isNative(control)) addon.arm(handleOf(control), slot, dispatch);
+    if (isNative(control)) addon.arm(handleOf(control), slot, dispatch, control);
     else twin.armWasiThreadPoolSlot(pool, slot, { messageDispatch: dispatch });
   }
 
   function retireWasiThreadPoolSlot(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    if (isNative(control)) addon.retire(handleOf(control), slot);
+    if (isNative(control)) addon.retire(handleOf(control), slot, control);
     else twin.retireWasiThreadPoolSlot(pool, slot);
   }
 
   function wasiThreadPoolSlotState(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    return isNative(control) ? addon.slotState(handleOf(control), slot) : twin.wasiThreadPoolSlotState(pool, slot);
+    return isNative(control) ? addon.slotState(handleOf(control), slot, control) : twin.wasiThreadPoolSlotState(pool, slot);
   }
 
   function wasiThreadPoolLastTid(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    return isNative(control) ? addon.lastTid(handleOf(control), slot) : twin.wasiThreadPoolLastTid(pool, slot);
+    return isNative(control) ? addon.lastTid(handleOf(control), slot, control) : twin.wasiThreadPoolLastTid(pool, slot);
   }
 
   function wasiThreadPoolRunningTid(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    return isNative(control) ? addon.runningTid(handleOf(control), slot) : twin.wasiThreadPoolRunningTid(pool, slot);
+    return isNative(control) ? addon.runningTid(handleOf(control), slot, control) : twin.wasiThreadPoolRunningTid(pool, slot);
   }
 
   function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
@@ -171,20 +176,20 @@ export function createPoolApi({ native = null, env = null } = {}) {
     checkSlot(control, slot);
     checkInt32(tid, "tid");
     return isNative(control)
-      ? addon.release(handleOf(control), slot, tid)
+      ? addon.release(handleOf(control), slot, tid, control)
       : twin.releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
   }
 
   function takeWasiThreadPoolAssignment(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    return isNative(control) ? addon.take(handleOf(control), slot) : twin.takeWasiThreadPoolAssignment(pool, slot);
+    return isNative(control) ? addon.take(handleOf(control), slot, control) : twin.takeWasiThreadPoolAssignment(pool, slot);
   }
 
   function finishWasiThreadPoolRun(pool, slot) {
     const control = checkPool(pool);
     checkSlot(control, slot);
-    if (isNative(control)) addon.finish(handleOf(control), slot);
+    if (isNative(control)) addon.finish(handleOf(control), slot, control);
     else twin.finishWasiThreadPoolRun(pool, slot);
   }
 
@@ -196,13 +201,13 @@ export function createPoolApi({ native = null, env = null } = {}) {
     const { runThread, osThreadId = 0 } = checkOptions(options, "options");
     checkFunction(runThread, "runThread");
     checkInt32(osThreadId, "osThreadId");
-    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId);
+    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId, control);
     else twin.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId });
   }
 
   function readWasiThreadPoolReport(pool) {
     const control = checkPool(pool);
-    return isNative(control) ? addon.report(handleOf(control)) : twin.readWasiThreadPoolReport(pool);
+    return isNative(control) ? addon.report(handleOf(control), control) : twin.readWasiThreadPoolReport(pool);
   }
 
   function createWasiThreadPoolSpawn(pool, options) {
@@ -223,7 +228,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
     let currentStartArg;
     const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
     const out = new Int32Array(1);
-    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out);
+    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, control);
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
       currentStartArg = startArg;

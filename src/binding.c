@@ -7,13 +7,22 @@
  * ## Handles
  *
  * open(control) checks that control is an Int32Array over a SharedArrayBuffer
- * and returns an external holding a wtp_pool_t view of its words plus a
- * strong reference to the typed array, so the memory outlives every C pointer
- * into it. lib/pool-api.js caches one handle per typed array, so a hot call
- * costs one external unwrap instead of a typed-array inspection.
+ * and returns an external holding a wtp_pool_t view of its words.
+ * lib/pool-api.js caches one handle per typed array (a WeakMap keyed by the
+ * typed array), so a hot call costs one external unwrap instead of a
+ * typed-array inspection.
+ *
+ * Lifetime: a pool handle holds no reference to the typed array. A native
+ * reference from the WeakMap's value to its own key would keep both alive for
+ * the life of the thread (V8 cannot see through it). Instead every call takes
+ * the typed array as its last argument; an argument stays alive until the
+ * call returns, so the words do too. A spawner outlives any one call, so it
+ * holds a strong reference to the typed array itself (it is not cached in
+ * the WeakMap, so that makes no cycle).
  *
  * A spawner external holds one wtp_spawner_t (the SDK's per-thread spawn
- * closure) and references to its callbacks and its result array.
+ * closure) and references to its callbacks, its result array and the typed
+ * array.
  *
  * ## Leaving a native wait
  *
@@ -93,14 +102,13 @@ static const napi_type_tag spawner_tag = {0x3e7d90b1c52f4a86ULL,
                                           0xa2146fd8e03b7c95ULL};
 
 typedef struct pool_handle {
-  wtp_pool_t pool;
-  napi_ref control_ref; /* keeps the Int32Array (and its buffer) alive */
+  wtp_pool_t pool; /* valid while the typed array lives: see "Handles" */
 } pool_handle_t;
 
 typedef struct spawner_handle {
   wtp_spawner_t core;
   napi_env env;
-  napi_ref pool_ref;     /* the pool handle external: keeps the words alive */
+  napi_ref control_ref;  /* the Int32Array: keeps the words alive */
   napi_ref grow_ref;     /* NULL when the pool does not grow */
   napi_ref dispatch_ref; /* NULL when there is no dispatchMessage */
   napi_ref out_ref;      /* Int32Array(1) receiving the slot of a spawn */
@@ -277,38 +285,62 @@ static napi_value make_undefined(napi_env env) {
 /* ## Pool handles */
 
 static void pool_finalize(napi_env env, void* data, void* hint) {
+  (void)env;
   (void)hint;
-  pool_handle_t* h = (pool_handle_t*)data;
-  napi_delete_reference(env, h->control_ref);
-  free(h);
+  free(data);
+}
+
+/* Checks that v is an Int32Array over a SharedArrayBuffer with at least the
+ * header's words; fills *data and *length. Throws and returns false if not. */
+static bool get_control(napi_env env, napi_value v, int32_t** data,
+                        size_t* length) {
+  bool is_typedarray = false;
+  if (napi_is_typedarray(env, v, &is_typedarray) != napi_ok ||
+      !is_typedarray) {
+    type_error(env, "pool.control must be an Int32Array");
+    return false;
+  }
+  napi_typedarray_type type;
+  void* words;
+  napi_value buffer;
+  size_t offset;
+  napi_status status = napi_get_typedarray_info(env, v, &type, length,
+                                                &words, &buffer, &offset);
+  if (status != napi_ok) {
+    throw_napi_failure(env, "napi_get_typedarray_info(control)", status);
+    return false;
+  }
+  if (type != napi_int32_array) {
+    type_error(env, "pool.control must be an Int32Array");
+    return false;
+  }
+  /* A typed array's buffer is an ArrayBuffer or a SharedArrayBuffer, and
+   * Node-API (before Node 22.21) only recognises the former. */
+  bool is_plain = false;
+  status = napi_is_arraybuffer(env, buffer, &is_plain);
+  if (status != napi_ok) {
+    throw_napi_failure(env, "napi_is_arraybuffer(control.buffer)", status);
+    return false;
+  }
+  if (is_plain) {
+    type_error(env, "pool.control must be backed by a SharedArrayBuffer");
+    return false;
+  }
+  if (*length < WTP_HEADER_WORDS || words == NULL) {
+    range_error(env, "pool.control is shorter than the pool header");
+    return false;
+  }
+  *data = (int32_t*)words;
+  return true;
 }
 
 /* open(control: Int32Array over a SharedArrayBuffer) -> pool handle */
 static napi_value js_open(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   GET_ARGS(env, info, 1, argv);
-  bool is_typedarray = false;
-  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[0], &is_typedarray));
-  if (!is_typedarray)
-    return type_error(env, "pool.control must be an Int32Array");
-  napi_typedarray_type type;
+  int32_t* words;
   size_t length;
-  void* data;
-  napi_value buffer;
-  size_t offset;
-  WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[0], &type, &length,
-                                              &data, &buffer, &offset));
-  if (type != napi_int32_array)
-    return type_error(env, "pool.control must be an Int32Array");
-  /* A typed array's buffer is an ArrayBuffer or a SharedArrayBuffer, and
-   * Node-API (before Node 22.21) only recognises the former. */
-  bool is_plain = false;
-  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, buffer, &is_plain));
-  if (is_plain)
-    return type_error(env,
-                      "pool.control must be backed by a SharedArrayBuffer");
-  if (length < WTP_HEADER_WORDS || data == NULL)
-    return range_error(env, "pool.control is shorter than the pool header");
+  if (!get_control(env, argv[0], &words, &length)) return NULL;
   if (length > UINT32_MAX) length = UINT32_MAX;
 
   pool_handle_t* h = calloc(1, sizeof(*h));
@@ -316,21 +348,14 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
     return NULL;
   }
-  if (wtp_pool_init(&h->pool, (int32_t*)data, length) != WTP_OK) {
+  if (wtp_pool_init(&h->pool, words, length) != WTP_OK) {
     free(h);
     return range_error(env, "pool.control is shorter than the pool header");
   }
   napi_value external;
   napi_status status =
-      napi_create_reference(env, argv[0], 1, &h->control_ref);
+      napi_create_external(env, h, pool_finalize, NULL, &external);
   if (status != napi_ok) {
-    free(h);
-    throw_napi_failure(env, "napi_create_reference(control)", status);
-    return NULL;
-  }
-  status = napi_create_external(env, h, pool_finalize, NULL, &external);
-  if (status != napi_ok) {
-    napi_delete_reference(env, h->control_ref);
     free(h);
     throw_napi_failure(env, "napi_create_external(pool)", status);
     return NULL;
@@ -574,21 +599,28 @@ static int spawner_interrupted(void* ctx) {
 static void spawner_finalize(napi_env env, void* data, void* hint) {
   (void)hint;
   spawner_handle_t* s = (spawner_handle_t*)data;
-  napi_delete_reference(env, s->pool_ref);
+  napi_delete_reference(env, s->control_ref);
   if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
   if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
   napi_delete_reference(env, s->out_ref);
   free(s);
 }
 
-/* createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out)
- * -> spawner. out is an Int32Array of at least one element that receives the
- * slot of each successful spawn. */
+/* createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out,
+ * control) -> spawner. out is an Int32Array of at least one element that
+ * receives the slot of each successful spawn; control is the pool's typed
+ * array, which the spawner keeps alive. */
 static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
-  napi_value argv[6];
-  GET_ARGS(env, info, 6, argv);
+  napi_value argv[7];
+  GET_ARGS(env, info, 7, argv);
   pool_handle_t* h;
   UNWRAP_POOL(env, argv[0], h);
+  int32_t* control_words;
+  size_t control_length;
+  if (!get_control(env, argv[6], &control_words, &control_length))
+    return NULL;
+  if (control_words != h->pool.words)
+    return type_error(env, "control is not the typed array of this pool");
   double wait_ms;
   napi_valuetype type;
   WTP_NAPI_CALL(env, napi_typeof(env, argv[1], &type));
@@ -634,7 +666,7 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   s->env = env;
   s->out = (int32_t*)out_data;
   napi_value external;
-  if (napi_create_reference(env, argv[0], 1, &s->pool_ref) != napi_ok ||
+  if (napi_create_reference(env, argv[6], 1, &s->control_ref) != napi_ok ||
       napi_create_reference(env, argv[5], 1, &s->out_ref) != napi_ok ||
       (has_grow &&
        napi_create_reference(env, argv[3], 1, &s->grow_ref) != napi_ok) ||
@@ -642,7 +674,7 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
        napi_create_reference(env, argv[4], 1, &s->dispatch_ref) != napi_ok) ||
       napi_create_external(env, s, spawner_finalize, NULL, &external) !=
           napi_ok) {
-    if (s->pool_ref != NULL) napi_delete_reference(env, s->pool_ref);
+    if (s->control_ref != NULL) napi_delete_reference(env, s->control_ref);
     if (s->out_ref != NULL) napi_delete_reference(env, s->out_ref);
     if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
     if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
