@@ -9,7 +9,7 @@
 //
 // On a failure the message carries the seed, the step and both buffers;
 // rerun one sequence with PROPERTY_SEED=<seed> (and PROPERTY_RUNS=1).
-// PROPERTY_RUNS (default 3000) and PROPERTY_SECONDS (default 20) bound the
+// PROPERTY_RUNS (default 5000) and PROPERTY_SECONDS (default 20) bound the
 // run; the base seed is fixed unless PROPERTY_SEED is set.
 //
 // The main run includes H_SLOTS < 0 with growing spawners and a grow() that
@@ -26,7 +26,7 @@ const nativeAvailable = api.getWasiThreadPoolImplementation().native.available;
 const skip = nativeAvailable ? false : "the native addon is not available";
 
 const BASE_SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : 0x5eed2026;
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 3000);
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 5000);
 const SECONDS = Number(process.env.PROPERTY_SECONDS ?? 20);
 
 // Known divergences that are not generator knobs, normalized away so that
