@@ -44,7 +44,7 @@ const BOUNDS = [
   "Same bound: the C figure is a thread still spinning; a parked handoff's C floor is the futex-only row.",
   "Bound by two blocking wakes per thread (join + handoff, 5-15 us each), the join being identical in both. Spin limit 0 measured 1.6-2x JS, the recommended variant 1.8x; 5x needs a join that does not block (analysis 2).",
   "Bound by per-thread instantiation and guest work (same in both) and by scheduling 8 threads on 2 CPUs; the core's spin costs 25-30% here: spin limit 0 measured 0.69 of JS on the warm call (analysis 3).",
-  "",
+  "At the edge and within this machine's noise (first-call CPU ratio 0.82-1.12 over the day's five full runs). The same per-thread work as the wall-time row; spinning is the core's own extra CPU: spin limit 0 measured 1,001 ms against 1,118 ms (JS 1,196) on the warm call (analysis 3).",
   "Bound by 20 slice ends per second per worker, ~15 us of each spent calling into JavaScript from interrupted(). Measured: interrupted() kept in C 1.2%, 200 ms slices 0.66%, both (+ no spin) 0.33% (analysis 5).",
   "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
 ];
