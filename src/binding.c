@@ -460,8 +460,7 @@ static napi_value js_running_tid(napi_env env, napi_callback_info info) {
   uint32_t slot;
   GET_SLOT(env, h, argv[1], slot);
   int32_t v = 0;
-  wtp_slot_running_tid(&h->pool, slot, &v);
-  if (v == 0) {
+  if (wtp_slot_running(&h->pool, slot, &v) != 1) {
     napi_value null_value;
     WTP_NAPI_CALL(env, napi_get_null(env, &null_value));
     return null_value;

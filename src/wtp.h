@@ -171,8 +171,12 @@ int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot);
 /* Reads of the slot words; *out receives the value. */
 int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
 int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
-/* *out = tid if the state is ASSIGNED or RUNNING, else 0 (no tid is 0). */
+/* *out = tid if the state is ASSIGNED or RUNNING, else 0. A hostile S_TID
+ * can be 0 too: wtp_slot_running tells the two apart. */
 int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out);
+/* 1 with *tid = S_TID if the state is ASSIGNED or RUNNING (whatever S_TID
+ * holds), 0 if not (*tid untouched), WTP_EINVAL for a bad slot. */
+int wtp_slot_running(const wtp_pool_t* pool, uint32_t slot, int32_t* tid);
 /* Owner-side release, tid-guarded. *released = 1 if the slot went to IDLE. */
 int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
                                 int32_t tid, int* released);

@@ -250,18 +250,22 @@ int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
   return WTP_OK;
 }
 
-int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
+int wtp_slot_running(const wtp_pool_t* pool, uint32_t slot, int32_t* tid) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
   /* Acquire on the state pairs with the spawner's release of ASSIGNED, so
    * the tid read after it is at least the assigned one. */
   int32_t state = atomic_load_explicit(sw(pool, slot, WTP_S_STATE),
                                        memory_order_acquire);
-  if (state == WTP_ASSIGNED || state == WTP_RUNNING) {
-    *out = atomic_load_explicit(sw(pool, slot, WTP_S_TID),
-                                memory_order_relaxed);
-  } else {
-    *out = 0;
-  }
+  if (state != WTP_ASSIGNED && state != WTP_RUNNING) return 0;
+  *tid = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
+  return 1;
+}
+
+int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
+  int32_t tid = 0;
+  int r = wtp_slot_running(pool, slot, &tid);
+  if (r == WTP_EINVAL) return WTP_EINVAL;
+  *out = r ? tid : 0;
   return WTP_OK;
 }
 
