@@ -7,7 +7,7 @@
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { isMainThread } from "node:worker_threads";
+import { Worker, isMainThread, threadId } from "node:worker_threads";
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -21,7 +21,7 @@ function load() {
     // build of `make -C test/c addon-asan`.
     const path = process.env.WASI_THREAD_POOL_ADDON || require("node-gyp-build").resolve(root);
     const binding = require(path);
-    return { binding, path, error: null };
+    return { binding, path, error: null, threadId };
   } catch (error) {
     const message = String(error?.message ?? error).split("\n")[0];
     return { binding: null, path: null, error: message };
@@ -30,10 +30,25 @@ function load() {
 
 export const native = load();
 
-// The process's teardown joins every worker thread, one after another; a
-// worker parked in a native wait would only notice its own termination at the
-// end of its current wait slice. On the main thread's "exit" event every
-// native wait in the process is told to return at once instead.
-if (native.binding !== null && isMainThread) {
-  process.once("exit", () => native.binding.interruptAll());
+// V8 cannot interrupt a thread blocked in C, and a native wait notices that
+// its thread is being terminated only when its wait slice ends
+// (src/binding.c, "Leaving a native wait"). Two hooks make it return at once:
+//
+// - Worker.prototype.terminate, in every thread that loads the addon, first
+//   tells the addon which thread is about to end, so that thread's serve
+//   loops and spawners stop waiting; then Node's terminate runs as usual.
+// - On the main thread's "exit" event every native wait in the process is
+//   told to return: the process's teardown joins worker threads one after
+//   another, and one slice each would add up.
+if (native.binding !== null) {
+  const terminate = Worker.prototype.terminate;
+  const { interruptThread } = native.binding;
+  Worker.prototype.terminate = function terminateWorker(...args) {
+    // threadId is -1 once the worker has exited.
+    if (Number.isInteger(this.threadId) && this.threadId >= 0) interruptThread(this.threadId);
+    return terminate.apply(this, args);
+  };
+  // For tests of the backstop: Node's terminate without the hook.
+  native.terminateWithoutHook = (worker) => terminate.call(worker);
+  if (isMainThread) process.once("exit", () => native.binding.interruptAll());
 }

@@ -201,7 +201,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
     const { runThread, osThreadId = 0 } = checkOptions(options, "options");
     checkFunction(runThread, "runThread");
     checkInt32(osThreadId, "osThreadId");
-    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId, control);
+    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId, native.threadId, control);
     else twin.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId });
   }
 
@@ -228,7 +228,7 @@ export function createPoolApi({ native = null, env = null } = {}) {
     let currentStartArg;
     const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
     const out = new Int32Array(1);
-    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, control);
+    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, native.threadId, control);
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
       currentStartArg = startArg;

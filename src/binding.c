@@ -27,15 +27,25 @@
  * ## Leaving a native wait
  *
  * V8 cannot interrupt a thread blocked in C: worker.terminate() would wait
- * for the futex, and the process's exit joins every worker. The core polls
- * interrupted() between bounded wait slices; ours answers yes when
- *   - this thread's Node environment is stopping: calling a no-op function
- *     then fails with napi_pending_exception while no exception is pending
- *     (Node refuses to enter JavaScript in a stopping environment), or
+ * for the futex, and the process's exit joins every worker. Every word a
+ * thread of ours can park on for long (a serve loop's slot word, a
+ * spawner's generation word) is registered below with the thread's id, and
+ * the core polls interrupted() when a wait slice ends or a wake leaves the
+ * word unchanged. interrupted() answers yes, in C alone, when
+ *   - interruptThread(threadId) ran: lib/binding.js calls it from
+ *     Worker.prototype.terminate, in every thread that loaded the addon,
+ *     before Node's own terminate; it marks that thread's entries and wakes
+ *     their words, so the wait returns at once;
  *   - interruptAll() ran: lib/binding.js calls it from the main thread's
- *     process "exit" event, because the process's teardown joins workers one
- *     after another and one slice each would add up. interruptAll() also
- *     wakes every registered serve loop at once.
+ *     process "exit" event (the process's teardown joins workers one after
+ *     another, and one slice each would add up); it marks and wakes all.
+ * As a backstop for a termination that bypassed the hook (a Worker ended by
+ * a thread that never loaded the addon, or by its parent's teardown), it
+ * also answers yes when this thread's Node environment is stopping: calling
+ * a no-op function then fails with napi_pending_exception while no
+ * exception is pending (Node refuses to enter JavaScript in a stopping
+ * environment). That call costs about 15 us on a cold core, so it is made
+ * only at a slice end (every WTP_PARK_SLICE_MS), never after a wake.
  */
 #include <limits.h>
 #include <math.h>
@@ -101,6 +111,17 @@ static const napi_type_tag pool_tag = {0x8f2a6c1de4b35a07ULL,
 static const napi_type_tag spawner_tag = {0x3e7d90b1c52f4a86ULL,
                                           0xa2146fd8e03b7c95ULL};
 
+/* A word a thread may park on for long, registered with the thread's id so
+ * that interruptThread/interruptAll can stop and wake it (see "Interrupting
+ * native waits" below). */
+typedef struct parked_word {
+  int32_t* word;
+  int32_t thread_id;
+  atomic_int stop;
+  struct parked_word* prev;
+  struct parked_word* next;
+} parked_word_t;
+
 typedef struct pool_handle {
   wtp_pool_t pool; /* valid while the typed array lives: see "Handles" */
 } pool_handle_t;
@@ -113,50 +134,65 @@ typedef struct spawner_handle {
   napi_ref dispatch_ref; /* NULL when there is no dispatchMessage */
   napi_ref out_ref;      /* Int32Array(1) receiving the slot of a spawn */
   int32_t* out;
+  parked_word_t parked;  /* the generation word, registered while alive */
 } spawner_handle_t;
 
 /* ## Interrupting native waits
  *
  * interrupt_all: 0 until interruptAll() runs, then 1 for good. Written with
- * release by interruptAll, read with acquire by interrupted(); a reader that
- * misses the store sees it one wait slice later at most, because the serve
- * loops are also woken through the registry below.
+ * release by interruptAll, read with acquire by interrupted().
  *
- * serving: every serve loop in the process registers the word it parks on,
- * so interruptAll() can wake it. Guarded by serving_lock; touched twice per
- * serve call (it lasts a worker's life), never per thread run. */
+ * parked_words: every serve call and every spawner registers the word it
+ * parks on, with its thread's id (lib/binding.js passes worker_threads'
+ * threadId). Guarded by registry_lock; a serve call registers once for a
+ * worker's life, a spawner once at creation: never per thread run or per
+ * spawn. entry->stop is 0 until interruptThread or interruptAll marks the
+ * entry, then 1 for good; release store under the lock, acquire load by the
+ * waiter's interrupted(), followed by an unpark of the word, so that a
+ * waiter that misses the store is woken and polls again. */
 static atomic_int interrupt_all = 0;
 
-typedef struct serve_entry {
-  int32_t* word;
-  struct serve_entry* prev;
-  struct serve_entry* next;
-} serve_entry_t;
+static uv_once_t registry_once = UV_ONCE_INIT;
+static uv_mutex_t registry_lock;
+static parked_word_t* parked_words = NULL;
 
-static uv_once_t serving_once = UV_ONCE_INIT;
-static uv_mutex_t serving_lock;
-static serve_entry_t* serving = NULL;
-
-static void serving_init(void) {
-  if (uv_mutex_init(&serving_lock) != 0) abort();
+static void registry_init(void) {
+  if (uv_mutex_init(&registry_lock) != 0) abort();
 }
 
-static void serving_add(serve_entry_t* e) {
-  uv_once(&serving_once, serving_init);
-  uv_mutex_lock(&serving_lock);
+static void registry_add(parked_word_t* e, int32_t* word, int32_t thread_id) {
+  e->word = word;
+  e->thread_id = thread_id;
+  atomic_init(&e->stop, 0);
+  uv_once(&registry_once, registry_init);
+  uv_mutex_lock(&registry_lock);
   e->prev = NULL;
-  e->next = serving;
-  if (serving != NULL) serving->prev = e;
-  serving = e;
-  uv_mutex_unlock(&serving_lock);
+  e->next = parked_words;
+  if (parked_words != NULL) parked_words->prev = e;
+  parked_words = e;
+  uv_mutex_unlock(&registry_lock);
 }
 
-static void serving_remove(serve_entry_t* e) {
-  uv_mutex_lock(&serving_lock);
+static void registry_remove(parked_word_t* e) {
+  uv_mutex_lock(&registry_lock);
   if (e->prev != NULL) e->prev->next = e->next;
-  else serving = e->next;
+  else parked_words = e->next;
   if (e->next != NULL) e->next->prev = e->prev;
-  uv_mutex_unlock(&serving_lock);
+  uv_mutex_unlock(&registry_lock);
+}
+
+/* Marks the entries of one thread (all when all is true) and wakes their
+ * words. */
+static void registry_stop(bool all, int32_t thread_id) {
+  uv_once(&registry_once, registry_init);
+  uv_mutex_lock(&registry_lock);
+  for (parked_word_t* e = parked_words; e != NULL; e = e->next) {
+    if (!all && e->thread_id != thread_id) continue;
+    /* release: pairs with the acquire load in interrupted(). */
+    atomic_store_explicit(&e->stop, 1, memory_order_release);
+    __wtp_unpark_all(e->word);
+  }
+  uv_mutex_unlock(&registry_lock);
 }
 
 /* Per-environment data: the no-op function used to ask Node whether this
@@ -171,18 +207,16 @@ static napi_value noop(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* The core's interrupted() callback; ctx is the napi_env. */
-static int env_interrupted(void* ctx) {
-  napi_env env = (napi_env)ctx;
-  /* acquire: pairs with the release store in interruptAll. */
-  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;
+/* Whether this thread's environment can no longer run JavaScript (it is
+ * being terminated): the no-op call fails without a pending exception. */
+static bool env_stopping(napi_env env) {
   env_data_t* data = NULL;
   if (napi_get_instance_data(env, (void**)&data) != napi_ok || data == NULL)
-    return 0;
+    return false;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return 1;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return true;
   napi_value fn, recv, result;
-  int stopping = 1;
+  bool stopping = true;
   if (napi_get_reference_value(env, data->noop_ref, &fn) == napi_ok &&
       napi_get_undefined(env, &recv) == napi_ok) {
     napi_status status = napi_call_function(env, recv, fn, 0, NULL, &result);
@@ -190,6 +224,15 @@ static int env_interrupted(void* ctx) {
   }
   napi_close_handle_scope(env, scope);
   return stopping;
+}
+
+/* The core's interrupted() callback for a registered word. */
+static int entry_interrupted(napi_env env, parked_word_t* e, int slice_end) {
+  /* acquire: pairs with the release stores in interruptAll and
+   * registry_stop. */
+  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;
+  if (atomic_load_explicit(&e->stop, memory_order_acquire)) return 1;
+  return slice_end && env_stopping(env);
 }
 
 /* ## Argument helpers */
@@ -591,13 +634,15 @@ static int spawner_dispatch(void* ctx, uint32_t slot, int32_t tid,
   return call_callback(s->env, s->dispatch_ref, 3, args);
 }
 
-static int spawner_interrupted(void* ctx) {
-  return env_interrupted(((spawner_handle_t*)ctx)->env);
+static int spawner_interrupted(void* ctx, int slice_end) {
+  spawner_handle_t* s = (spawner_handle_t*)ctx;
+  return entry_interrupted(s->env, &s->parked, slice_end);
 }
 
 static void spawner_finalize(napi_env env, void* data, void* hint) {
   (void)hint;
   spawner_handle_t* s = (spawner_handle_t*)data;
+  registry_remove(&s->parked);
   napi_delete_reference(env, s->control_ref);
   if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
   if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
@@ -606,17 +651,21 @@ static void spawner_finalize(napi_env env, void* data, void* hint) {
 }
 
 /* createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out,
- * control) -> spawner. out is an Int32Array of at least one element that
- * receives the slot of each successful spawn; control is the pool's typed
- * array, which the spawner keeps alive. */
+ * threadId, control) -> spawner. out is an Int32Array of at least one
+ * element that receives the slot of each successful spawn; threadId is the
+ * calling thread's worker_threads id; control is the pool's typed array,
+ * which the spawner keeps alive. */
 static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
-  napi_value argv[7];
-  GET_ARGS(env, info, 7, argv);
+  napi_value argv[8];
+  GET_ARGS(env, info, 8, argv);
   pool_handle_t* h;
   UNWRAP_POOL(env, argv[0], h);
+  int32_t thread_id;
+  if (!get_int32_arg(env, argv[6], &thread_id))
+    return type_error(env, "threadId must be an int32");
   int32_t* control_words;
   size_t control_length;
-  if (!get_control(env, argv[6], &control_words, &control_length))
+  if (!get_control(env, argv[7], &control_words, &control_length))
     return NULL;
   if (control_words != h->pool.words)
     return type_error(env, "control is not the typed array of this pool");
@@ -665,7 +714,7 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   s->env = env;
   s->out = (int32_t*)out_data;
   napi_value external;
-  if (napi_create_reference(env, argv[6], 1, &s->control_ref) != napi_ok ||
+  if (napi_create_reference(env, argv[7], 1, &s->control_ref) != napi_ok ||
       napi_create_reference(env, argv[5], 1, &s->out_ref) != napi_ok ||
       (has_grow &&
        napi_create_reference(env, argv[3], 1, &s->grow_ref) != napi_ok) ||
@@ -681,7 +730,13 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, "createSpawner references", napi_generic_failure);
     return NULL;
   }
-  WTP_NAPI_CALL(env, napi_type_tag_object(env, external, &spawner_tag));
+  registry_add(&s->parked, h->pool.words + WTP_H_GENERATION, thread_id);
+  napi_status status = napi_type_tag_object(env, external, &spawner_tag);
+  if (status != napi_ok) {
+    /* The finalizer still runs and unregisters. */
+    throw_napi_failure(env, "napi_type_tag_object(spawner)", status);
+    return NULL;
+  }
   return external;
 }
 
@@ -716,6 +771,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
 typedef struct serve_ctx {
   napi_env env;
   napi_value run; /* valid for the whole serve call (an argument) */
+  parked_word_t parked; /* the slot's state word, registered for the call */
 } serve_ctx_t;
 
 /* Runs one guest thread: runThread(tid, startArg). A handle scope per run
@@ -753,15 +809,18 @@ static int serve_run(void* ctx, int32_t tid, int32_t arg) {
   return rc;
 }
 
-static int serve_interrupted(void* ctx) {
-  return env_interrupted(((serve_ctx_t*)ctx)->env);
+static int serve_interrupted(void* ctx, int slice_end) {
+  serve_ctx_t* c = (serve_ctx_t*)ctx;
+  return entry_interrupted(c->env, &c->parked, slice_end);
 }
 
-/* serve(handle, slot, runThread, osThreadId) -> undefined; throws what
- * runThread threw. */
+/* serve(handle, slot, runThread, osThreadId, threadId, control) ->
+ * undefined; throws what runThread threw. osThreadId is what the SDK stores
+ * in S_THREAD; threadId is the calling thread's worker_threads id, which
+ * interruptThread names. */
 static napi_value js_serve(napi_env env, napi_callback_info info) {
-  napi_value argv[4];
-  GET_ARGS(env, info, 4, argv);
+  napi_value argv[5];
+  GET_ARGS(env, info, 5, argv);
   pool_handle_t* h;
   UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
@@ -772,29 +831,43 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   if (!get_int32_arg(env, argv[3], &os_thread_id))
     return type_error(env, "osThreadId must be an int32");
 
-  serve_ctx_t ctx = {env, argv[2]};
-  serve_entry_t entry;
-  entry.word = h->pool.words + WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot +
-               WTP_S_STATE;
-  serving_add(&entry);
+  int32_t thread_id;
+  if (!get_int32_arg(env, argv[4], &thread_id))
+    return type_error(env, "threadId must be an int32");
+
+  serve_ctx_t ctx;
+  ctx.env = env;
+  ctx.run = argv[2];
+  registry_add(&ctx.parked,
+               h->pool.words + WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot +
+                   WTP_S_STATE,
+               thread_id);
   wtp_serve(&h->pool, slot, os_thread_id, serve_run, serve_interrupted, &ctx);
-  serving_remove(&entry);
+  registry_remove(&ctx.parked);
   /* After WTP_SERVE_RUN_ERROR runThread's exception is still pending and
    * propagates from here. */
   return NULL;
 }
 
-/* interruptAll(): makes every native wait in the process return, for good.
- * Called from the main thread's process "exit" event. */
+/* interruptAll(): makes every registered native wait in the process return,
+ * for good. Called from the main thread's process "exit" event. */
 static napi_value js_interrupt_all(napi_env env, napi_callback_info info) {
   (void)info;
-  /* release: pairs with the acquire load in env_interrupted. */
+  /* release: pairs with the acquire load in entry_interrupted. */
   atomic_store_explicit(&interrupt_all, 1, memory_order_release);
-  uv_once(&serving_once, serving_init);
-  uv_mutex_lock(&serving_lock);
-  for (serve_entry_t* e = serving; e != NULL; e = e->next)
-    __wtp_unpark_all(e->word);
-  uv_mutex_unlock(&serving_lock);
+  registry_stop(true, 0);
+  return make_undefined(env);
+}
+
+/* interruptThread(threadId): makes the registered native waits of one thread
+ * return, for good. Called just before that thread's Worker is terminated. */
+static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  int32_t thread_id;
+  if (!get_int32_arg(env, argv[0], &thread_id))
+    return type_error(env, "threadId must be an int32");
+  registry_stop(false, thread_id);
   return make_undefined(env);
 }
 
@@ -899,6 +972,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL},
       {"serve", NULL, js_serve, NULL, NULL, NULL, napi_enumerable, NULL},
       {"interruptAll", NULL, js_interrupt_all, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+      {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
        napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(env,

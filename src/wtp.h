@@ -196,13 +196,16 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
 /* ## Callbacks into the embedder
  *
  * All are called on the calling thread, from inside wtp_spawn / wtp_serve.
- * interrupted() is polled between bounded wait slices (WTP_PARK_SLICE_MS) so
- * that a thread the embedder wants to end (a terminated Node worker, a
- * process exiting) leaves a native wait promptly; it returns nonzero to stop. */
+ * interrupted() is polled when a bounded wait slice (WTP_PARK_SLICE_MS) ends
+ * (slice_end = 1) and when a wake leaves the word unchanged, which is how an
+ * embedder nudges a waiter after setting its own stop flag (slice_end = 0),
+ * so that a thread the embedder wants to end (a terminated Node worker, a
+ * process exiting) leaves a native wait promptly; it returns nonzero to stop.
+ * slice_end lets an embedder keep a costly check to the slice ends. */
 typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot);  /* 0 ok, else failed */
 typedef int (*wtp_dispatch_cb)(void* ctx, uint32_t slot, int32_t tid,
                                int32_t arg);           /* 0 ok, else failed */
-typedef int (*wtp_interrupted_cb)(void* ctx);
+typedef int (*wtp_interrupted_cb)(void* ctx, int slice_end);
 
 /* The spawn state of one thread (the SDK's createWasiThreadPoolSpawn
  * closure). Not shared between threads. */

@@ -48,7 +48,7 @@
  *
  * Before announcing itself, a waiter may spin: re-read the word up to
  * WTP_PARK_SPIN_LIMIT times with a cpu-relax between reads. It only does so
- * after taking one of max_spinners tickets (ncpus - 1, from the CPU
+ * after taking one of max_spinners tickets (ncpus - 2, from the CPU
  * affinity of the first thread that parks), so spinners never hold every
  * CPU while the thread that would change the word waits for one. The
  * ticket count cannot see a waker that shares the spinner's CPU because
@@ -158,7 +158,7 @@ static int online_cpus(void) {
 static int spinner_cap(void) {
   int cap = atomic_load_explicit(&max_spinners, memory_order_relaxed);
   if (cap < 0) {
-    cap = online_cpus() - 1;
+    cap = online_cpus() - 2; /* see WTP_PARK_MAX_SPINNERS */
     if (cap < 0) cap = 0;
     if (cap > WTP_PARK_MAX_SPINNERS) cap = WTP_PARK_MAX_SPINNERS;
     atomic_store_explicit(&max_spinners, cap, memory_order_relaxed);
@@ -237,7 +237,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
        * poll; a missed nudge is caught at the next slice end. */
       if (interrupted != NULL &&
           atomic_load_explicit(word, memory_order_relaxed) == expected &&
-          interrupted(ctx)) {
+          interrupted(ctx, 0)) {
         result = WTP_PARK_INTERRUPTED;
         break;
       }
@@ -248,7 +248,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       result = WTP_PARK_TIMEOUT;
       break;
     }
-    if (interrupted != NULL && interrupted(ctx)) {
+    if (interrupted != NULL && interrupted(ctx, 1)) {
       result = WTP_PARK_INTERRUPTED;
       break;
     }

@@ -16,8 +16,9 @@
  *
  * 3. Spinning, only when it can pay. A waiter first re-reads the word a
  *    bounded number of times with a cpu-relax instruction between reads, but
- *    only while fewer than ncpus-1 threads of the process spin, so a spinner
- *    never takes the last CPU from the thread that would change the word.
+ *    only while fewer than ncpus-2 threads of the process spin, so spinners
+ *    leave two CPUs to the thread that would change the word and to the
+ *    guest's other runnable thread (no spinning at all on two CPUs).
  *
  * Internal to the package: nothing here is exported by the addon.
  */
@@ -34,32 +35,32 @@ extern "C" {
 
 /* Longest single blocking wait, in milliseconds.
  *
- * Two bounds meet here:
- * - latency: worker.terminate() must resolve within 100 ms. A worker parked
- *   in C notices its termination only when a slice ends and the binding's
- *   interrupted() says so; then it unwinds (serve retires its slot and
- *   returns) and Node tears the worker down. A slice of at most 50 ms leaves
- *   half of the budget for the unwinding and the teardown.
- * - idle cost: an idle pool of 64 parked workers must cost < 1% of a core.
- *   Every slice end is a timer expiry plus a context switch in and out plus
- *   one interrupted() poll. On the project's 2-vCPU VM (a Firecracker
- *   guest) that costs 8-11 us of CPU per slice end, and a bare C loop of
- *   timed-out futex waits costs the same (9-15 us), so it is the VM's floor,
- *   not this layer's. `make -C test/c idle` (64 threads in wtp_serve, CPU
- *   time of the process over 3 s), at load average 11-20 from other builds:
+ * A slice end is only a backstop. The binding registers every word a thread
+ * parks on for long and makes the waits return at once when the thread is
+ * about to be terminated (its Worker.prototype.terminate hook) or the
+ * process exits (its "exit" hook), by waking the word: see src/binding.c,
+ * "Leaving a native wait". What remains for the slice end is a termination
+ * that bypassed both hooks (a worker ended by its parent's teardown, or by a
+ * thread that never loaded the addon): the binding's interrupted() then
+ * asks Node, at the slice end, whether this thread's environment is
+ * stopping. So the slice bounds that rare case's latency, and sets the idle
+ * cost of a parked pool: each slice end is a timer expiry, a context switch
+ * in and out and that check (~20 us here, ~15 of them the call into
+ * JavaScript that asks Node).
  *
- *     slice          20 ms    40 ms      50 ms      80 ms
- *     idle cost      2.4-3.2% 1.3-1.5%   1.06-1.2%  0.75-0.9% of a core
- *     (unaligned slices, same load: 40 ms 2.0%, 50 ms 1.5%)
+ * Measured on the project's 2-vCPU VM, 64 idle parked workers (bench
+ * scenario "idle"; `make -C test/c idle` for the C part alone):
  *
- * 50 ms is the cheapest slice that keeps the terminate bound with a margin
- * of half the budget; on this loaded VM it sits just above the 1% idle
- * target (an 80 ms slice would meet it but leave 20 ms for teardown).
+ *     slice, check at every slice end      50 ms    200 ms
+ *     idle cost, % of one core             2.5-2.9  0.66
+ *
+ * 250 ms keeps a parked pool of 64 workers well under 1% of a core, and a
+ * termination that bypasses the hooks still ends within a quarter second.
  * Slices end on a process-wide grid (see wtp_park.c), which cut the idle
  * cost by about a third. Override with -DWTP_PARK_SLICE_MS=n.
  */
 #ifndef WTP_PARK_SLICE_MS
-#define WTP_PARK_SLICE_MS 50
+#define WTP_PARK_SLICE_MS 250
 #endif
 
 /* Re-reads of the word before a waiter parks, each followed by one
@@ -94,12 +95,21 @@ extern "C" {
 #define WTP_PARK_SPIN_LIMIT 100
 #endif
 
-/* Upper bound of concurrent spinners: ncpus - 1 (0 on one CPU), read once
- * (Linux: the CPU affinity mask of the first thread that parks, so taskset
- * and cgroup cpusets count; else sysconf / GetSystemInfo). Spinning with
- * every CPU busy only delays the thread the spinner waits for, which FINDINGS measured at ~100 us a
- * handoff when both share one CPU. This cap can be lowered (never raised)
- * at build time; 0 disables spinning. */
+/* Upper bound of concurrent spinners: ncpus - 2 (0 on one or two CPUs),
+ * read once (Linux: the CPU affinity mask of the first thread that parks,
+ * so taskset and cgroup cpusets count; else sysconf / GetSystemInfo).
+ *
+ * Why two CPUs left free: a spinner helps only while the thread it waits
+ * for runs on another CPU, and in a guest there is nearly always a third
+ * runnable party (the joining main thread, another worker finishing). On
+ * the 2-vCPU VM the bench runs with spinning on (one spinner) and off,
+ * interleaved (bench/analysis.md): spin off raised 1-worker throughput from
+ * 37k to 61k threads/s, 2 workers from 48k to 81k, cut the warm
+ * 14,000-thread call from 873 to 638 ms and 100,000 contended spawns from
+ * 1.53 to 1.24 s, and changed no handoff latency. Spinning with every CPU
+ * busy only delays the thread the spinner waits for, which FINDINGS
+ * measured at ~100 us a handoff when both share one CPU. This cap can be
+ * lowered (never raised) at build time; 0 disables spinning. */
 #ifndef WTP_PARK_MAX_SPINNERS
 #define WTP_PARK_MAX_SPINNERS 64
 #endif

@@ -423,17 +423,22 @@ static scan_result_t scan(const wtp_spawner_t* sp) {
   uint32_t slots = slots_in(pool, sp->capacity);
   for (uint32_t i = 0; i < slots; i++) {
     if (!claimable(sp, i)) continue;
-    if (claim_slot(sp, i)) {
+    /* Load first, CAS only an IDLE slot (test-and-test-and-set): a CAS on
+     * a busy slot's line takes it exclusive for nothing, which made a scan
+     * past 1020 busy slots 4.4 us instead of 1.0 (bench/c/scan.c). Relaxed:
+     * it only chooses whether to try; the CAS below orders. A slot that
+     * turns IDLE just after this load is found by the next scan: its
+     * release bumps the generation, which the claim loop reads before each
+     * scan (see "No lost wake-up"). "live" is a heuristic for "can anything
+     * come free"; a stale read is corrected by that same next scan. */
+    int32_t st = atomic_load_explicit(sw(pool, i, WTP_S_STATE),
+                                      memory_order_relaxed);
+    if (st == WTP_IDLE && claim_slot(sp, i)) {
       r.slot = (int32_t)i;
       r.live++;
       return r;
     }
-    /* Relaxed: "live" is a heuristic for "can anything come free"; a stale
-     * read is corrected by the next scan after the bump that any later
-     * change (retire included) makes. */
-    if (atomic_load_explicit(sw(pool, i, WTP_S_STATE), memory_order_relaxed) !=
-        WTP_RETIRED)
-      r.live++;
+    if (st != WTP_RETIRED) r.live++;
   }
   return r;
 }

@@ -58,6 +58,20 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.ok(ms < bound, `terminate() took ${ms} ms`);
     });
 
+    if (implementation === "native") {
+      // The backstop: a termination that bypasses the package's hook (a
+      // worker ended by a thread that never loaded the addon) is noticed
+      // when the wait slice ends (WTP_PARK_SLICE_MS, 250 ms).
+      it("worker.terminate() that bypasses the hook still resolves, at the wait slice's end (< 1 s)", async () => {
+        const { ms, bound } = await fastestOfTwo(async () => {
+          const r = await run(implementation, "backstop", 2);
+          assert.equal(r.code, 0, r.stderr);
+          return { ms: field(r.stdout, "terminated"), bound: 1000 };
+        });
+        assert.ok(ms < bound, `terminate() took ${ms} ms`);
+      });
+    }
+
     for (const mode of ["natural", "exit"]) {
       const what = mode === "natural" ? "a main module that returns" : "process.exit()";
       it(`${what} with 64 idle parked workers: the process ends within 500 ms`, async () => {

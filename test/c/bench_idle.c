@@ -23,8 +23,8 @@ static atomic_int stop;
 static atomic_int polls;
 static wtp_pool_t pool;
 
-static int interrupted(void* ctx) {
-  (void)ctx;
+static int interrupted(void* ctx, int slice_end) {
+  (void)ctx, (void)slice_end;
   atomic_fetch_add_explicit(&polls, 1, memory_order_relaxed);
   return atomic_load(&stop);
 }

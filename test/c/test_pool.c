@@ -678,7 +678,8 @@ static int run_cb(void* ctx, int32_t tid, int32_t arg) {
   return s->result;
 }
 
-static int interrupt_now(void* ctx) {
+static int interrupt_now(void* ctx, int slice_end) {
+  (void)slice_end;
   serve_ctx_t* s = ctx;
   s->polls++;
   return 1;

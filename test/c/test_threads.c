@@ -80,8 +80,9 @@ static int run_cb(void* ctx, int32_t tid, int32_t arg) {
   return WTP_RUN_DONE;
 }
 
-static int interrupted_cb(void* ctx) {
+static int interrupted_cb(void* ctx, int slice_end) {
   server_t* s = ctx;
+  (void)slice_end;
   return atomic_load(&s->w->stop);
 }
 
@@ -308,7 +309,10 @@ static void test_retire_ends_serve(void) {
 
 /* interrupted() ends a parked serve loop within one slice and retires its
  * slot, and ends a waiting spawner. */
-static int spawner_interrupted(void* ctx) { return atomic_load((atomic_int*)ctx); }
+static int spawner_interrupted(void* ctx, int slice_end) {
+  (void)slice_end;
+  return atomic_load((atomic_int*)ctx);
+}
 
 typedef struct waiting_spawner {
   world_t* w;

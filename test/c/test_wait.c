@@ -173,7 +173,8 @@ static void test_wake_one_all(void) {
 
 static atomic_int polls;
 static atomic_int stop_flag;
-static int count_polls(void* ctx) {
+static int count_polls(void* ctx, int slice_end) {
+  (void)slice_end;
   (void)ctx;
   atomic_fetch_add(&polls, 1);
   return atomic_load(&stop_flag);
@@ -284,7 +285,8 @@ typedef struct waiting {
 } waiting_t;
 
 static atomic_int stale;
-static int stale_poll(void* ctx) {
+static int stale_poll(void* ctx, int slice_end) {
+  (void)slice_end;
   waiting_t* w = ctx;
   if (__atomic_load_n(w->word, __ATOMIC_SEQ_CST) != w->expected)
     atomic_fetch_add(&stale, 1);

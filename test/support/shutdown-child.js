@@ -5,12 +5,16 @@
 // Starts <workers> unref'd workers, each parked in serveWasiThreadPoolSlot on
 // its own slot, waits until all are serving, then:
 //   terminate  terminates one worker and prints how long terminate() took
+//   backstop   the same through Node's own terminate, bypassing the hook the
+//              package installs on Worker.prototype.terminate (native only:
+//              the wait then ends at its slice end, the backstop)
 //   natural    prints the time and lets the main module end
 //   exit       prints the time and calls process.exit(0)
 // Times are Date.now() values so that the parent can compare them with its
 // own clock: `parked <ms>` / `terminated <ms>`.
 
 import { Worker } from "node:worker_threads";
+import { native } from "../../lib/binding.js";
 import { createWasiThreadPool } from "../../lib/pool.js";
 
 const [implementation, mode, countText] = process.argv.slice(2);
@@ -31,9 +35,9 @@ while (Atomics.load(ready, 0) < count) {
 // Give the last workers time to pass from "ready" into the park itself.
 await new Promise((resolve) => setTimeout(resolve, 100));
 
-if (mode === "terminate") {
+if (mode === "terminate" || mode === "backstop") {
   const started = performance.now();
-  await workers[0].terminate();
+  await (mode === "backstop" ? native.terminateWithoutHook(workers[0]) : workers[0].terminate());
   console.log(`terminated ${(performance.now() - started).toFixed(1)}`);
   process.exit(0);
 } else {
