@@ -378,10 +378,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         int r1 = wtp_slot_state(&pool, slot, &a);
         int r2 = wtp_slot_last_tid(&pool, slot, &b);
         int r3 = wtp_slot_running_tid(&pool, slot, &c);
+        int32_t d = 12345;
+        int r4 = wtp_slot_running(&pool, slot, &d);
         if (slot >= pool.max_slots) {
           CHECK(r1 == WTP_EINVAL && r2 == WTP_EINVAL && r3 == WTP_EINVAL, op);
-          CHECK(a == 12345 && b == 12345 && c == 12345, op);
+          CHECK(r4 == WTP_EINVAL, op);
+          CHECK(a == 12345 && b == 12345 && c == 12345 && d == 12345, op);
         } else {
+          int32_t st4 = SS(&sh, slot, WTP_S_STATE);
+          int busy = st4 == WTP_ASSIGNED || st4 == WTP_RUNNING;
+          CHECK(r4 == busy, op);
+          CHECK(d == (busy ? SS(&sh, slot, WTP_S_TID) : 12345), op);
           CHECK(r1 == WTP_OK && r2 == WTP_OK && r3 == WTP_OK, op);
           int32_t st = SS(&sh, slot, WTP_S_STATE);
           CHECK(a == st, op);
