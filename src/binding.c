@@ -290,15 +290,6 @@ static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
     if ((out) == NULL) return type_error((env), "pool handle is not a pool"); \
   } while (0)
 
-#define GET_SLOT(env, handle, value, out)                                     \
-  do {                                                                        \
-    int wtp_r_ = get_index_arg((env), (value), (handle)->pool.max_slots,      \
-                               &(out));                                       \
-    if (wtp_r_ == -1) return type_error((env), "slot must be a number");      \
-    if (wtp_r_ == -2)                                                         \
-      return range_error((env),                                               \
-                         "slot must be an integer within the pool buffer");   \
-  } while (0)
 
 #define GET_ARGS(env, info, n, argv)                                          \
   do {                                                                        \
@@ -306,6 +297,29 @@ static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
     WTP_NAPI_CALL((env), napi_get_cb_info((env), (info), &wtp_argc_, (argv),  \
                                           NULL, NULL));                       \
   } while (0)
+
+/* Reads n arguments that start (pool handle, slot), for the calls that act
+ * on one slot. Throws (TypeError/RangeError naming the argument) and returns
+ * false on a bad handle or slot. */
+static bool get_pool_slot_args(napi_env env, napi_callback_info info,
+                               size_t n, napi_value* argv,
+                               pool_handle_t** h, uint32_t* slot) {
+  size_t argc = n;
+  napi_status status = napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (status != napi_ok) {
+    throw_napi_failure(env, "napi_get_cb_info", status);
+    return false;
+  }
+  *h = unwrap_pool(env, argv[0]);
+  if (*h == NULL) {
+    type_error(env, "pool handle is not a pool");
+    return false;
+  }
+  int r = get_index_arg(env, argv[1], (*h)->pool.max_slots, slot);
+  if (r == -1) type_error(env, "slot must be a number");
+  if (r == -2) range_error(env, "slot must be an integer within the pool buffer");
+  return r == 0;
+}
 
 static napi_value make_int32(napi_env env, int32_t v) {
   napi_value out;
@@ -442,11 +456,9 @@ static napi_value js_open_slots(napi_env env, napi_callback_info info) {
 /* arm(handle, slot, messageDispatch) */
 static napi_value js_arm(napi_env env, napi_callback_info info) {
   napi_value argv[3];
-  GET_ARGS(env, info, 3, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 3, argv, &h, &slot)) return NULL;
   bool md = false;
   napi_valuetype type;
   WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
@@ -461,11 +473,9 @@ static napi_value js_arm(napi_env env, napi_callback_info info) {
 /* retire(handle, slot) */
 static napi_value js_retire(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   wtp_slot_retire(&h->pool, slot);
   return make_undefined(env);
 }
@@ -473,11 +483,9 @@ static napi_value js_retire(napi_env env, napi_callback_info info) {
 /* slotState / lastTid / runningTid (handle, slot) */
 static napi_value js_slot_state(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   int32_t v = 0;
   wtp_slot_state(&h->pool, slot, &v);
   return make_int32(env, v);
@@ -485,11 +493,9 @@ static napi_value js_slot_state(napi_env env, napi_callback_info info) {
 
 static napi_value js_last_tid(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   int32_t v = 0;
   wtp_slot_last_tid(&h->pool, slot, &v);
   return make_int32(env, v);
@@ -497,11 +503,9 @@ static napi_value js_last_tid(napi_env env, napi_callback_info info) {
 
 static napi_value js_running_tid(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   int32_t v = 0;
   if (wtp_slot_running(&h->pool, slot, &v) != 1) {
     napi_value null_value;
@@ -514,11 +518,9 @@ static napi_value js_running_tid(napi_env env, napi_callback_info info) {
 /* release(handle, slot, tid) -> boolean */
 static napi_value js_release(napi_env env, napi_callback_info info) {
   napi_value argv[3];
-  GET_ARGS(env, info, 3, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 3, argv, &h, &slot)) return NULL;
   int32_t tid;
   if (!get_int32_arg(env, argv[2], &tid))
     return type_error(env, "tid must be an int32");
@@ -530,11 +532,9 @@ static napi_value js_release(napi_env env, napi_callback_info info) {
 /* take(handle, slot) -> {tid, startArg} | null */
 static napi_value js_take(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   int taken = 0;
   int32_t tid = 0, arg = 0;
   wtp_slot_take(&h->pool, slot, &taken, &tid, &arg);
@@ -556,11 +556,9 @@ static napi_value js_take(napi_env env, napi_callback_info info) {
 /* finish(handle, slot) */
 static napi_value js_finish(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
   wtp_slot_finish(&h->pool, slot);
   return make_undefined(env);
 }
@@ -820,11 +818,9 @@ static int serve_interrupted(void* ctx, int slice_end) {
  * interruptThread names. */
 static napi_value js_serve(napi_env env, napi_callback_info info) {
   napi_value argv[5];
-  GET_ARGS(env, info, 5, argv);
   pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
   uint32_t slot;
-  GET_SLOT(env, h, argv[1], slot);
+  if (!get_pool_slot_args(env, info, 5, argv, &h, &slot)) return NULL;
   if (!is_function(env, argv[2]))
     return type_error(env, "runThread must be a function");
   int32_t os_thread_id;

@@ -25,13 +25,13 @@
 // fraction of the deadline it must not wait for.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import * as api from "../lib/pool.js";
 import { F, FK, delay, farg, hookWorkers, release, startFaultGuest, until } from "./support/fault-host.js";
 import { startPoolWorker, within } from "./support/pool-threads.js";
+import { assertClean, runScenarioChild } from "./support/scenario-child.js";
 
 const native = api.getWasiThreadPoolImplementation().native;
 const IMPLEMENTATIONS = ["native", "js"];
@@ -67,34 +67,10 @@ const SCENARIO_PATH = fileURLToPath(new URL("./support/fault-scenario.js", impor
 // resolves {code, signal, stdout, stderr, result, exitedAt}. A child that
 // does not end by itself within timeoutMs is killed and the test fails.
 function runScenario(name, implementation, { timeoutMs = 45000 } = {}) {
-  return new Promise((resolve, reject) => {
-    // Through sh, to turn core dumps off for the scenarios that abort (the
-    // shell execs node, so the signal is still node's own).
-    const child = spawn("/bin/sh", ["-c", 'ulimit -c 0 2>/dev/null; exec "$0" "$1"', process.execPath, SCENARIO_PATH], {
-      env: { ...process.env, WTP_SCENARIO: name, WTP_IMPL: implementation },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`scenario ${name} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const exitedAt = performance.timeOrigin + performance.now();
-      const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-      resolve({ code, signal, stdout, stderr, exitedAt, result: line ? JSON.parse(line.slice(7)) : null });
-    });
-  });
-}
-
-function assertClean(run) {
-  assert.equal(run.code, 0, `exit code ${run.code} (${run.signal})\nstderr:\n${run.stderr}`);
-  assert.ok(run.result, `no RESULT line\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  // Through sh, to turn core dumps off for the scenarios that abort (the
+  // shell execs node, so the signal is still node's own).
+  const args = ["-c", 'ulimit -c 0 2>/dev/null; exec "$0" "$1"', process.execPath, SCENARIO_PATH];
+  return runScenarioChild("/bin/sh", args, { name, implementation, timeoutMs });
 }
 
 for (const implementation of IMPLEMENTATIONS) {

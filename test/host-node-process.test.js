@@ -4,10 +4,10 @@
 // Bounds are generous: the machine may be busy.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { IMPLEMENTATIONS, skipImplementation } from "./support/guest-host.js";
+import { assertClean, runScenarioChild } from "./support/scenario-child.js";
 
 const SCENARIO_URL = new URL("./support/guest-scenario.js", import.meta.url);
 const SCENARIO_PATH = fileURLToPath(SCENARIO_URL);
@@ -17,32 +17,7 @@ function runScenario(name, implementation, { nodeArgs = [], evalImport = false, 
   const args = evalImport
     ? [...nodeArgs, "--input-type=module", "--eval", `await import(${JSON.stringify(SCENARIO_URL.href)});`]
     : [...nodeArgs, SCENARIO_PATH];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      env: { ...process.env, WTP_SCENARIO: name, WTP_IMPL: implementation },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`scenario ${name} did not exit within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const exitedAt = performance.timeOrigin + performance.now();
-      const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-      resolve({ code, signal, stdout, stderr, exitedAt, result: line ? JSON.parse(line.slice(7)) : null });
-    });
-  });
-}
-
-function assertClean(run) {
-  assert.equal(run.code, 0, `exit code ${run.code} (${run.signal})\nstderr:\n${run.stderr}`);
-  assert.ok(run.result, `no RESULT line\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  return runScenarioChild(process.execPath, args, { name, implementation, timeoutMs });
 }
 
 const HELLO = "hello from a guest thread";

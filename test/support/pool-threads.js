@@ -4,11 +4,16 @@ import { Worker } from "node:worker_threads";
 
 const WORKER_URL = new URL("./pool-worker.js", import.meta.url);
 
-// Starts a pool-worker.js worker. `message(type)` resolves with the next
+// Starts a pool-worker.js worker; see startMessagingWorker.
+export function startPoolWorker(workerData) {
+  return startMessagingWorker(WORKER_URL, workerData);
+}
+
+// Starts the worker script at `url`. `message(type)` resolves with the next
 // message of that type (or rejects if the worker fails first); `exited`
 // resolves with the exit code.
-export function startPoolWorker(workerData) {
-  const worker = new Worker(WORKER_URL, { workerData });
+export function startMessagingWorker(url, workerData) {
+  const worker = new Worker(url, { workerData });
   const queued = [];
   const waiting = [];
   let failure = null;

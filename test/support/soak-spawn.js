@@ -9,41 +9,17 @@
 // A watchdog ends the run with an error (and terminates every worker)
 // instead of hanging when something is lost.
 
-import { Worker } from "node:worker_threads";
 import { performance } from "node:perf_hooks";
 import * as api from "../../lib/pool.js";
+import { delay, startMessagingWorker } from "./pool-threads.js";
 
 const WORKER_URL = new URL("./soak-worker.js", import.meta.url);
 const STOP = 0; // soak-worker.js's control word
 
 function startWorker(workerData) {
-  const worker = new Worker(WORKER_URL, { workerData });
-  const queued = [];
-  const waiting = [];
-  let failure = null;
-  worker.on("message", (msg) => {
-    const index = waiting.findIndex((w) => w.type === msg.type);
-    if (index >= 0) waiting.splice(index, 1)[0].resolve(msg);
-    else queued.push(msg);
-  });
-  worker.on("error", (error) => {
-    failure = error;
-    for (const w of waiting.splice(0)) w.reject(error);
-  });
-  const exited = new Promise((resolve) => worker.once("exit", resolve));
-  return {
-    worker,
-    exited,
-    message(type) {
-      const index = queued.findIndex((m) => m.type === type);
-      if (index >= 0) return Promise.resolve(queued.splice(index, 1)[0]);
-      if (failure) return Promise.reject(failure);
-      return new Promise((resolve, reject) => waiting.push({ type, resolve, reject }));
-    },
-  };
+  return startMessagingWorker(WORKER_URL, workerData);
 }
 
-const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function ints(length) {
   return new Int32Array(new SharedArrayBuffer(4 * length));
