@@ -46,6 +46,8 @@ const VARIANTS = {
     defines: [],
     patch: [["binding.c", "  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;\n", "  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;\n  if (ctx != NULL) return 0; /* experiment: no JS call */\n"]],
   },
+  // Without the long spin of a waiter when a CPU is idle.
+  "no-idle-spin": ["-DWTP_PARK_IDLE_SPIN_LIMIT=0"],
   // scan(): a plain load first, the compare-exchange only on an IDLE slot.
   "tatas-scan": {
     defines: [],

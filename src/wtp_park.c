@@ -46,14 +46,16 @@
  *
  * ## Spinning
  *
- * Before announcing itself, a waiter may spin: re-read the word up to
- * WTP_PARK_SPIN_LIMIT times with a cpu-relax between reads. It only does so
- * after taking one of max_spinners tickets (ncpus - 2, from the CPU
- * affinity of the first thread that parks), so spinners never hold every
- * CPU while the thread that would change the word waits for one. The
- * ticket count cannot see a waker that shares the spinner's CPU because
- * other processes or more guest threads than CPUs keep the machine busy;
- * the short spin limit bounds what a spin costs then (see wtp_park.h).
+ * Before announcing itself, a waiter may spin: re-read the word with a
+ * cpu-relax between reads. It only does so after taking one of
+ * max_spinners tickets (ncpus - 1, from the CPU affinity of the first thread
+ * that parks), so spinners never hold every CPU while the thread that would
+ * change the word waits for one. How long it spins depends on who else
+ * holds a CPU (choose_spin_limit): the other spinners and the guest
+ * threads assigned and not yet finished, which wtp_spawn and wtp_serve
+ * count. Neither count can see threads
+ * the pool does not know (the owner's guest thread, other processes), so
+ * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT, about 60 us).
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -106,6 +108,14 @@ static bucket_t buckets[WTP_PARK_BUCKETS];
  * a racing first use computes the same value twice, so relaxed suffices. */
 static _Atomic int spinners;
 static _Atomic int max_spinners = -1;
+static _Atomic int cpu_count = -1; /* online_cpus(), cached; as max_spinners */
+/* Guest threads of the process that are runnable or running right now:
+ * wtp_spawn counts one when it assigns a worker-served slot, wtp_serve
+ * uncounts it when the thread ends (__wtp_park_note_running). A thread
+ * assigned to a slot that is retired before its worker takes it is never
+ * uncounted; that only makes spinning rarer, never wrong. Like spinners a
+ * heuristic input of spin(), ordering nothing: relaxed. */
+static _Atomic int running;
 /* -1: WTP_PARK_SPIN_LIMIT. Written only by tests; relaxed (any value read
  * is a valid limit). */
 static _Atomic int spin_limit_override = -1;
@@ -155,10 +165,21 @@ static int online_cpus(void) {
 #endif
 }
 
+static int cpus(void) {
+  int n = atomic_load_explicit(&cpu_count, memory_order_relaxed);
+  if (n < 0) {
+    n = online_cpus();
+    atomic_store_explicit(&cpu_count, n, memory_order_relaxed);
+  }
+  return n;
+}
+
+/* Tickets: at most ncpus - 1 threads spin at once, so one CPU is always left
+ * to the thread that would change the word. */
 static int spinner_cap(void) {
   int cap = atomic_load_explicit(&max_spinners, memory_order_relaxed);
   if (cap < 0) {
-    cap = online_cpus() - 2; /* see WTP_PARK_MAX_SPINNERS */
+    cap = cpus() - 1;
     if (cap < 0) cap = 0;
     if (cap > WTP_PARK_MAX_SPINNERS) cap = WTP_PARK_MAX_SPINNERS;
     atomic_store_explicit(&max_spinners, cap, memory_order_relaxed);
@@ -166,15 +187,34 @@ static int spinner_cap(void) {
   return cap;
 }
 
+void __wtp_park_note_running(int delta) {
+  atomic_fetch_add_explicit(&running, delta, memory_order_relaxed);
+}
+
 void __wtp_park_set_spin_limit(int limit) {
   atomic_store_explicit(&spin_limit_override, limit < 0 ? -1 : limit,
                         memory_order_relaxed);
 }
 
+/* The spin limit for a waiter that holds a ticket, when others_spinning
+ * other threads spin (see "Spinning" above and wtp_park.h):
+ * - WTP_PARK_IDLE_SPIN_LIMIT while the spinners and the threads running
+ *   guest code leave a CPU free besides the waker's: nobody is delayed by
+ *   the spin, and a long one catches the next thread of a join loop;
+ * - WTP_PARK_SPIN_LIMIT while at least two CPUs are left to the rest;
+ * - no spin otherwise. */
+static int choose_spin_limit(int others_spinning) {
+  int n = cpus();
+  int busy = others_spinning +
+             atomic_load_explicit(&running, memory_order_relaxed);
+  if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;
+  if (others_spinning < n - 2) return WTP_PARK_SPIN_LIMIT;
+  return 0;
+}
+
 /* Returns 1 if *addr changed while spinning. Spins only with a ticket. */
 static int spin(_Atomic int32_t* word, int32_t expected) {
   int limit = atomic_load_explicit(&spin_limit_override, memory_order_relaxed);
-  if (limit < 0) limit = WTP_PARK_SPIN_LIMIT;
   if (limit == 0) return 0;
 
   int cap = spinner_cap();
@@ -183,6 +223,7 @@ static int spin(_Atomic int32_t* word, int32_t expected) {
     if (n >= cap) return 0;
   } while (!atomic_compare_exchange_weak_explicit(
       &spinners, &n, n + 1, memory_order_relaxed, memory_order_relaxed));
+  if (limit < 0) limit = choose_spin_limit(n);
 
   int changed = 0;
   for (int i = 0; i < limit; i++) {

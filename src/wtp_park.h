@@ -15,10 +15,9 @@
  *    generation with nobody waiting on it).
  *
  * 3. Spinning, only when it can pay. A waiter first re-reads the word a
- *    bounded number of times with a cpu-relax instruction between reads, but
- *    only while fewer than ncpus-2 threads of the process spin, so spinners
- *    leave two CPUs to the thread that would change the word and to the
- *    guest's other runnable thread (no spinning at all on two CPUs).
+ *    bounded number of times with a cpu-relax instruction between reads:
+ *    long when a CPU is idle besides the waker's, short when two are left
+ *    to the rest, not at all otherwise (see WTP_PARK_MAX_SPINNERS).
  *
  * Internal to the package: nothing here is exported by the addon.
  */
@@ -95,21 +94,35 @@ extern "C" {
 #define WTP_PARK_SPIN_LIMIT 100
 #endif
 
-/* Upper bound of concurrent spinners: ncpus - 2 (0 on one or two CPUs),
- * read once (Linux: the CPU affinity mask of the first thread that parks,
- * so taskset and cgroup cpusets count; else sysconf / GetSystemInfo).
+/* A long spin, for a waiter whose spin delays nobody: while the spinners
+ * and the guest threads assigned and not yet finished (counted by wtp_spawn
+ * and wtp_serve) leave a CPU free besides the one the waker needs. 2000 relaxes are about 60 us here: long
+ * enough to catch the next thread of a join loop (it arrives 10-50 us after
+ * the previous one finished) and the next wave's first spawn, short enough
+ * that an idle worker parks within a tenth of a millisecond. */
+#ifndef WTP_PARK_IDLE_SPIN_LIMIT
+#define WTP_PARK_IDLE_SPIN_LIMIT 2000
+#endif
+
+/* Upper bound of concurrent spinners: ncpus - 1, read once (Linux: the CPU
+ * affinity mask of the first thread that parks, so taskset and cgroup
+ * cpusets count; else sysconf / GetSystemInfo). A waiter with a ticket then
+ * spins WTP_PARK_IDLE_SPIN_LIMIT when a CPU is idle besides the waker's (see
+ * above), WTP_PARK_SPIN_LIMIT when the other spinners leave two CPUs free,
+ * and not at all otherwise: on two CPUs, only the long spin of a waiter
+ * with nothing else running.
  *
- * Why two CPUs left free: a spinner helps only while the thread it waits
- * for runs on another CPU, and in a guest there is nearly always a third
- * runnable party (the joining main thread, another worker finishing). On
- * the 2-vCPU VM the bench runs with spinning on (one spinner) and off,
- * interleaved (bench/analysis.md): spin off raised 1-worker throughput from
- * 37k to 61k threads/s, 2 workers from 48k to 81k, cut the warm
- * 14,000-thread call from 873 to 638 ms and 100,000 contended spawns from
- * 1.53 to 1.24 s, and changed no handoff latency. Spinning with every CPU
- * busy only delays the thread the spinner waits for, which FINDINGS
- * measured at ~100 us a handoff when both share one CPU. This cap can be
- * lowered (never raised) at build time; 0 disables spinning. */
+ * Why the short spin needs two CPUs left free: it helps only while the
+ * thread it waits for runs on another CPU, and in a guest there is nearly
+ * always a third runnable party (the joining main thread, another worker
+ * finishing). On the 2-vCPU VM the bench ran the short spin on and off,
+ * interleaved (bench/analysis.md): off raised 1-worker throughput from 37k
+ * to 61k threads/s, 2 workers from 48k to 81k, cut the warm 14,000-thread
+ * call from 873 to 638 ms and 100,000 contended spawns from 1.53 to 1.24 s,
+ * and changed no handoff latency. Spinning with every CPU busy only delays
+ * the thread the spinner waits for, which FINDINGS measured at ~100 us a
+ * handoff when both share one CPU. This cap can be lowered (never raised)
+ * at build time; 0 disables spinning. */
 #ifndef WTP_PARK_MAX_SPINNERS
 #define WTP_PARK_MAX_SPINNERS 64
 #endif
@@ -147,6 +160,10 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
  * counter of addr's bucket is 0. */
 void __wtp_unpark_one(int32_t* addr);
 void __wtp_unpark_all(int32_t* addr);
+
+/* +1 when wtp_spawn assigns a worker-served slot, -1 when wtp_serve ends
+ * that thread. */
+void __wtp_park_note_running(int delta);
 
 /* Tests and benchmarks only: override the spin limit (-1 restores
  * WTP_PARK_SPIN_LIMIT). Any value a concurrent park reads is a valid

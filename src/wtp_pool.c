@@ -629,7 +629,11 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
         return res;
       }
     } else {
-      /* One server per slot: wake one. */
+      /* Count the thread as runnable from now until its server finishes
+       * it, so that no waiter spins long while it waits for a CPU (a spin
+       * heuristic: see WTP_PARK_IDLE_SPIN_LIMIT). Then wake its server: one
+       * server per slot, wake one. */
+      __wtp_park_note_running(1);
       __wtp_unpark_one(sw_plain(pool, s, WTP_S_STATE));
     }
     count(pool, WTP_H_SPAWNED);
@@ -673,6 +677,8 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
     int32_t tid, arg;
     if (!take(pool, slot, &tid, &arg)) continue;
     int rs = run(ctx, tid, arg);
+    /* The thread counted by wtp_spawn has ended (a spin heuristic). */
+    __wtp_park_note_running(-1);
     if (rs == WTP_RUN_RETIRE) {
       retire(pool, slot);
       return WTP_SERVE_RUN_FALSE;
