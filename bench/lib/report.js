@@ -40,12 +40,12 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // What bounds each target and what would move it, in the order of the
 // targets below; the measurements behind them are in bench/analysis.md.
 const BOUNDS = [
-  "Bound by the kernel's wake-up of a parked worker (the same futex work as JS's condition variable): the ~3 us spin has long run out when a hot thread arrives 20-50 us later. Only a >= 50 us spin would beat it, and that measured 20x worse under load (analysis 1). Not recommended.",
-  "Same bound: the C figure is a thread still spinning; a parked handoff's C floor is the futex-only row.",
-  "Bound by two blocking wakes per thread (join + handoff, 5-15 us each), the join being identical in both. Spin limit 0 measured 1.6-2x JS, the recommended variant 1.8x; 5x needs a join that does not block (analysis 2).",
-  "Bound by per-thread instantiation and guest work (same in both) and by scheduling 8 threads on 2 CPUs; the core's spin costs 25-30% here: spin limit 0 measured 0.69 of JS on the warm call (analysis 3).",
-  "At the edge and within this machine's noise (first-call CPU ratio 0.82-1.12 over the day's five full runs). The same per-thread work as the wall-time row; spinning is the core's own extra CPU: spin limit 0 measured 1,001 ms against 1,118 ms (JS 1,196) on the warm call (analysis 3).",
-  "Bound by 20 slice ends per second per worker, ~15 us of each spent calling into JavaScript from interrupted(). Measured: interrupted() kept in C 1.2%, 200 ms slices 0.66%, both (+ no spin) 0.33% (analysis 5).",
+  "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's (analysis, \"After the investigation\"); with that spin off the figure was 8.5-10 us.",
+  "The C figure is a thread that never stops spinning, on a back-to-back ping-pong; the native figure includes the spawn's Node-API call and a JS callback. A parked handoff's C floor is the futex-only row.",
+  "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2.",
+  "Bound by per-thread instantiation (~32 us, both) and guest work, and by scheduling 8 threads on 2 CPUs: a finishing worker often waits for a CPU (finish 69 us p50 native against 16 JS). In an interleaved series the call took 553 ms with the long spin, 507 ms without it, 726 ms on JS (bench/results/experiments-handoff-hot+throughput-1+throughput-2+waves-pool.json).",
+  "At the edge and within this machine's noise. The same per-thread work as the wall-time row; spinning is the core's own extra CPU (about 8% in the interleaved series above).",
+  "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
   "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
 ];
 
