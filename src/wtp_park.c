@@ -205,8 +205,10 @@ void __wtp_park_set_spin_limit(int limit) {
  * - no spin otherwise. */
 static int choose_spin_limit(int others_spinning) {
   int n = cpus();
-  int busy = others_spinning +
-             atomic_load_explicit(&running, memory_order_relaxed);
+  /* A count driven below 0 (a slot served without wtp_spawn assigning it,
+   * in a hostile buffer) counts as 0. */
+  int assigned = atomic_load_explicit(&running, memory_order_relaxed);
+  int busy = others_spinning + (assigned > 0 ? assigned : 0);
   if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;
   if (others_spinning < n - 2) return WTP_PARK_SPIN_LIMIT;
   return 0;
