@@ -1,5 +1,6 @@
 // Loads the native addon, once per thread, with node-gyp-build's conventions:
-// a matching prebuilds/<platform>-<arch>/*.node first, then build/Release.
+// a local build (build/Release) first, then a matching
+// prebuilds/<platform>-<arch>/*.node.
 //
 // Never throws: the result says whether the addon loaded and, if not, why,
 // so the package falls back to the JS twin and can say so
@@ -18,7 +19,7 @@ function load() {
   }
   try {
     // WASI_THREAD_POOL_ADDON names a specific build, such as the sanitizer
-    // build of `make -C test/c addon-asan`.
+    // build of scripts/asan-addon.sh.
     const path = process.env.WASI_THREAD_POOL_ADDON || require("node-gyp-build").resolve(root);
     const binding = require(path);
     return { binding, path, error: null, threadId };
