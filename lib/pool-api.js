@@ -232,7 +232,9 @@ export function createPoolApi({ native = null, env = null } = {}) {
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
       currentStartArg = startArg;
-      const result = spawn(spawner, startArg | 0);
+      // grow and dispatch go with every call rather than being kept by the
+      // addon, so that a host holding this closure stays collectable.
+      const result = spawn(spawner, startArg | 0, grow, dispatch);
       if (result > 0) return { tid: result, slot: out[0], reason: null };
       return { tid: -1, slot: -1, reason: REASONS[-result] ?? "pool-exhausted" };
     };

@@ -130,8 +130,12 @@ typedef struct spawner_handle {
   wtp_spawner_t core;
   napi_env env;
   napi_ref control_ref;  /* the Int32Array: keeps the words alive */
-  napi_ref grow_ref;     /* NULL when the pool does not grow */
-  napi_ref dispatch_ref; /* NULL when there is no dispatchMessage */
+  /* grow and dispatchMessage of the spawn call under way: arguments of
+   * that call, valid only during it. The spawner keeps no reference to
+   * them: they close over the JS host that holds the spawner, and a native
+   * reference would make that cycle uncollectable. */
+  napi_value call_grow;
+  napi_value call_dispatch;
   napi_ref out_ref;      /* Int32Array(1) receiving the slot of a spawn */
   int32_t* out;
   parked_word_t parked;  /* the generation word, registered while alive */
@@ -591,18 +595,17 @@ static napi_value js_report(napi_env env, napi_callback_info info) {
 
 /* ## Spawners */
 
-/* Calls a referenced JS callback with int32 arguments. Returns 0 when it
- * returned normally, -1 when it threw or could not be called; a thrown
- * exception is cleared, because the SDK turns a throwing grow() or
- * dispatchMessage() into a decline reason, not an error. */
-static int call_callback(napi_env env, napi_ref ref, size_t argc,
+/* Calls a JS callback with int32 arguments. Returns 0 when it returned
+ * normally, -1 when it threw or could not be called; a thrown exception is
+ * cleared, because the SDK turns a throwing grow() or dispatchMessage() into
+ * a decline reason, not an error. */
+static int call_callback(napi_env env, napi_value fn, size_t argc,
                          const int32_t* args) {
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return -1;
   int rc = -1;
-  napi_value fn, recv, argv[3], result;
-  if (argc <= 3 && napi_get_reference_value(env, ref, &fn) == napi_ok &&
-      napi_get_undefined(env, &recv) == napi_ok) {
+  napi_value recv, argv[3], result;
+  if (argc <= 3 && napi_get_undefined(env, &recv) == napi_ok) {
     size_t i = 0;
     for (; i < argc; i++)
       if (napi_create_int32(env, args[i], &argv[i]) != napi_ok) break;
@@ -622,14 +625,14 @@ static int call_callback(napi_env env, napi_ref ref, size_t argc,
 static int spawner_grow(void* ctx, uint32_t slot) {
   spawner_handle_t* s = (spawner_handle_t*)ctx;
   int32_t args[1] = {(int32_t)slot};
-  return call_callback(s->env, s->grow_ref, 1, args);
+  return call_callback(s->env, s->call_grow, 1, args);
 }
 
 static int spawner_dispatch(void* ctx, uint32_t slot, int32_t tid,
                             int32_t arg) {
   spawner_handle_t* s = (spawner_handle_t*)ctx;
   int32_t args[3] = {(int32_t)slot, tid, arg};
-  return call_callback(s->env, s->dispatch_ref, 3, args);
+  return call_callback(s->env, s->call_dispatch, 3, args);
 }
 
 static int spawner_interrupted(void* ctx, int slice_end) {
@@ -642,8 +645,6 @@ static void spawner_finalize(napi_env env, void* data, void* hint) {
   spawner_handle_t* s = (spawner_handle_t*)data;
   registry_remove(&s->parked);
   napi_delete_reference(env, s->control_ref);
-  if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
-  if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
   napi_delete_reference(env, s->out_ref);
   free(s);
 }
@@ -714,16 +715,10 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   napi_value external;
   if (napi_create_reference(env, argv[7], 1, &s->control_ref) != napi_ok ||
       napi_create_reference(env, argv[5], 1, &s->out_ref) != napi_ok ||
-      (has_grow &&
-       napi_create_reference(env, argv[3], 1, &s->grow_ref) != napi_ok) ||
-      (has_dispatch &&
-       napi_create_reference(env, argv[4], 1, &s->dispatch_ref) != napi_ok) ||
       napi_create_external(env, s, spawner_finalize, NULL, &external) !=
           napi_ok) {
     if (s->control_ref != NULL) napi_delete_reference(env, s->control_ref);
     if (s->out_ref != NULL) napi_delete_reference(env, s->out_ref);
-    if (s->grow_ref != NULL) napi_delete_reference(env, s->grow_ref);
-    if (s->dispatch_ref != NULL) napi_delete_reference(env, s->dispatch_ref);
     free(s);
     throw_napi_failure(env, "createSpawner references", napi_generic_failure);
     return NULL;
@@ -738,12 +733,14 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   return external;
 }
 
-/* spawn(spawner, startArg) -> tid (> 0), or -reason. On success the slot is
- * written to the spawner's out array. This is the hot path: one external
- * unwrap, one int32 read, no allocation. */
+/* spawn(spawner, startArg, grow, dispatchMessage) -> tid (> 0), or -reason.
+ * grow and dispatchMessage are the functions given to createSpawner (or
+ * null), passed again on every call (see spawner_handle_t). On success the
+ * slot is written to the spawner's out array. This is the hot path: one
+ * external unwrap, one int32 read, no allocation. */
 static napi_value js_spawn(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
+  napi_value argv[4];
+  GET_ARGS(env, info, 4, argv);
   bool ok = false;
   void* data = NULL;
   if (napi_check_object_type_tag(env, argv[0], &spawner_tag, &ok) !=
@@ -756,7 +753,16 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
   spawner_handle_t* s = (spawner_handle_t*)data;
   if (s->env != env)
     return type_error(env, "spawner belongs to another thread");
+  if ((s->core.grow != NULL && !is_function(env, argv[2])) ||
+      (s->core.dispatch != NULL && !is_function(env, argv[3])))
+    return type_error(env, "grow and dispatchMessage must be the spawner's");
+  /* Saved and restored: a callback may spawn again on the same spawner. */
+  napi_value saved_grow = s->call_grow, saved_dispatch = s->call_dispatch;
+  s->call_grow = argv[2];
+  s->call_dispatch = argv[3];
   wtp_spawn_result_t r = wtp_spawn(&s->core, start_arg);
+  s->call_grow = saved_grow;
+  s->call_dispatch = saved_dispatch;
   if (r.reason == WTP_REASON_NONE) {
     s->out[0] = r.slot;
     return make_int32(env, r.tid);

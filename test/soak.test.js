@@ -159,6 +159,12 @@ for (const implementation of IMPLEMENTATIONS) {
         const pool = createWasiThreadPool({ capacity: 1024, spawnWaitMs: 0, implementation });
         createWasiThreadPoolSpawn(pool, { owner: true })(0);
         readWasiThreadPoolReport(pool);
+        // As a host does: a grow callback that closes over the spawn
+        // function holding it (the native spawner once kept its callbacks
+        // by reference, which made this cycle uncollectable).
+        const host = { spawn: null, grown: 0 };
+        host.spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow: () => { host.grown += host.spawn ? 1 : 0; } });
+        host.spawn(1);
         refs.push(new WeakRef(pool.control.buffer));
       }
     })();
