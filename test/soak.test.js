@@ -13,12 +13,12 @@
 // watchdogs, not measurements.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { createWasiThreadPool, createWasiThreadPoolSpawn, getWasiThreadPoolImplementation, readWasiThreadPoolReport } from "../lib/pool.js";
+import { runScenarioChild } from "./support/scenario-child.js";
 import { runSpawnSoak } from "./support/soak-spawn.js";
 
 const native = getWasiThreadPoolImplementation().native;
@@ -52,26 +52,11 @@ const RSS_TOLERANCE = 48 * 1024 * 1024;
 const LIFECYCLE_SCRIPT = fileURLToPath(new URL("./support/soak-lifecycle.js", import.meta.url));
 
 function runLifecycle(implementation) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", LIFECYCLE_SCRIPT, implementation, String(CYCLES), String(WARMUP)],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`lifecycle soak (${implementation}) did not end within ${LIFECYCLE_TIMEOUT_MS} ms\n${stderr}`));
-    }, LIFECYCLE_TIMEOUT_MS);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-      resolve({ code, signal, stderr, result: line ? JSON.parse(line.slice(7)) : null });
-    });
+  const args = ["--expose-gc", LIFECYCLE_SCRIPT, implementation, String(CYCLES), String(WARMUP)];
+  return runScenarioChild(process.execPath, args, {
+    name: `lifecycle soak (${implementation})`,
+    implementation,
+    timeoutMs: LIFECYCLE_TIMEOUT_MS,
   });
 }
 

@@ -1,6 +1,6 @@
 // Runs a test scenario script in a child process, for the suites whose
 // behaviour ends or outlives a process (test/host-node-process.test.js,
-// test/faults.test.js).
+// test/faults.test.js, the lifecycle soak of test/soak.test.js).
 //
 // The scenario is chosen by WTP_SCENARIO and the pool implementation by
 // WTP_IMPL; the script prints one `RESULT <json>` line. Resolves
