@@ -16,7 +16,8 @@
 //      -> {t:"ready", ok:false, error} when the runtime cannot be made.
 //   {t:"run", tid, startArg}  (an older host without a pool)
 //      -> runs the thread, then {t:"exit", tid}
-//   A trap: console.error, {t:"error", tid, error}, and the slot is retired.
+//   A trap: console.error; the slot is retired and then {t:"error", tid,
+//   error} is posted, so that an owner receiving it sees the slot retired.
 
 import {
   WASI_THREAD_POOL_PROTOCOL,
@@ -27,6 +28,8 @@ import * as ownRuntime from "./runtime.js";
 
 const scope = globalThis;
 let runtime = null;
+// The last trap, {tid, error}: reported once the slot is retired.
+let fault = null;
 
 function runThread(tid, startArg) {
   try {
@@ -36,9 +39,16 @@ function runThread(tid, startArg) {
     // proc_exit on a thread ends that thread normally.
     if (error?.name === "WasiExitError") return true;
     console.error(`[wasi-thread] guest thread ${tid} trapped:`, error);
-    scope.postMessage({ t: "error", tid, error: String(error?.message ?? error) });
+    fault = { tid, error: String(error?.message ?? error) };
     return false; // retires the slot and ends the serve loop
   }
+}
+
+function reportFault() {
+  if (fault === null) return;
+  const { tid, error } = fault;
+  fault = null;
+  scope.postMessage({ t: "error", tid, error });
 }
 
 // The runtime: ours, or the one named by the host's runtimeModule option
@@ -89,7 +99,11 @@ async function probe(msg) {
   scope.postMessage({ t: "ready", ok: true, protocol: WASI_THREAD_POOL_PROTOCOL });
   // Serve inside the handler: the owner arms the slot after every worker
   // answered; until then the slot is PENDING and this loop waits on it.
-  if (pool) serveWasiThreadPoolSlot(pool, msg.slot, { runThread });
+  if (!pool) return;
+  serveWasiThreadPoolSlot(pool, msg.slot, { runThread });
+  // The serve loop retired the slot before it returned: report the trap only
+  // now, so that the owner never sees the error with the slot still RUNNING.
+  reportFault();
 }
 
 scope.onmessage = async (event) => {
@@ -99,6 +113,7 @@ scope.onmessage = async (event) => {
     await probe(msg);
   } else if (msg.t === "run") {
     if (runtime) runThread(msg.tid, msg.startArg);
+    reportFault();
     scope.postMessage({ t: "exit", tid: msg.tid });
   }
 };

@@ -384,6 +384,12 @@ test("browser worker: probe -> ready protocol 2, serves its slot, guest threads 
       workers.map(({ next }, slot) => next((m) => m.t === "error").then((message) => ({ message, slot }))),
     );
     assert.deepEqual(found.message, { t: "error", tid, error: "unreachable" });
+    // The worker retires its slot before it reports: the slot was already
+    // RETIRED when {t:"error"} was posted (the bridge in
+    // test/support/guest-browser-worker.js read it then), so whoever receives
+    // the error sees it retired.
+    const atPost = await workers[found.slot].next((m) => m.t === "slot-state-at-error");
+    assert.equal(atPost.state, browserPool.WASI_THREAD_POOL_SLOT.RETIRED);
     assert.equal(browserPool.wasiThreadPoolSlotState(pool, found.slot), browserPool.WASI_THREAD_POOL_SLOT.RETIRED);
   } finally {
     for (let slot = 0; slot < 2; slot++) browserPool.retireWasiThreadPoolSlot(pool, slot);
