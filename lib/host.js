@@ -272,6 +272,22 @@ async function createBrowserHost(opts) {
   });
 
   const slotOf = (worker) => slotWorkers.indexOf(worker);
+  // Workers armed as message-dispatch slots (protocol !== 2): they run each
+  // thread on a {t:"run"} and keep serving after a trap.
+  let legacyWorkers = new Set();
+
+  // Takes a kept worker out of service: retires its slot, drops it from the
+  // kept list and terminates it. false if it was not (or no longer) kept.
+  function dropWorker(worker) {
+    const index = poolWorkers.indexOf(worker);
+    if (index < 0) return false;
+    retireWasiThreadPoolSlot(pool, slotOf(worker));
+    poolWorkers.splice(index, 1);
+    // Such a worker may still be alive; it no longer owns a slot, so nothing
+    // would ever end it.
+    terminateQuietly(worker);
+    return true;
+  }
 
   // After arming, a worker's messages and errors come here.
   function onWorkerMessage(worker, msg) {
@@ -279,22 +295,24 @@ async function createBrowserHost(opts) {
       const slot = slotOf(worker);
       if (pool && slot >= 0) releaseWasiThreadPoolSlotIfRunning(pool, slot, msg.tid);
     } else if (msg?.t === "error") {
+      // A pool worker (protocol 2) that reports a trap has left its serve
+      // loop for good: its slot is retired (by the worker, and here too, for
+      // a worker that reports before it retires) and it is terminated, as on
+      // onerror. Not in the SDK, which leaves it running, idle, for the life
+      // of the page. A legacy worker goes on serving {t:"run"} messages.
+      if (!legacyWorkers.has(worker)) dropWorker(worker);
       console.error("[wasi-thread] pooled worker guest error:", msg.error);
       reportGuestError(opts.onGuestError, opts.instanceId, msg.tid ?? null, msg.error);
     }
   }
 
+  // "onWorkerError": the error event goes to onGuestError unchanged, as the
+  // SDK passes it (its .message, .error, .filename ... are the caller's).
   function onWorkerError(worker, event) {
-    const index = poolWorkers.indexOf(worker);
-    if (index < 0) return;
-    const slot = slotOf(worker);
-    const tid = wasiThreadPoolRunningTid(pool, slot);
-    retireWasiThreadPoolSlot(pool, slot);
-    poolWorkers.splice(index, 1);
-    // A worker that reported an uncaught error may still be alive; it no
-    // longer owns a slot, so nothing would ever end it.
-    terminateQuietly(worker);
-    reportGuestError(opts.onGuestError, opts.instanceId, tid, errorOf(event));
+    if (!poolWorkers.includes(worker)) return;
+    const tid = wasiThreadPoolRunningTid(pool, slotOf(worker));
+    dropWorker(worker);
+    reportGuestError(opts.onGuestError, opts.instanceId, tid, event);
   }
 
   if (armed && poolSize === 0) disabledReason = "pool-empty";
@@ -323,6 +341,9 @@ async function createBrowserHost(opts) {
     }
     if (result.ok) {
       const keep = explicit ? result.readyWorkers : new Set(slotWorkers);
+      legacyWorkers = new Set(
+        slotWorkers.filter((worker) => result.protocols.get(worker) !== WASI_THREAD_POOL_PROTOCOL),
+      );
       slotWorkers.forEach((worker, slot) => {
         if (keep.has(worker)) {
           poolWorkers.push(worker);
@@ -440,6 +461,13 @@ function probeWorkers(opts, pool, workers, explicit, after) {
       const error = errorOf(event);
       console.error("[wasi-thread] pooled worker error:", event?.message ?? event);
       if (!spoke.has(worker)) return finish(false, { unreachable: true, error });
+      // A worker that answered ready and then failed before the decision is
+      // a loser after all: never arm a dead worker.
+      if (readyWorkers.delete(worker)) {
+        failed.add(worker);
+        if (!explicit) finish(false);
+        return;
+      }
       settleOne(worker, false);
     }
 

@@ -722,8 +722,15 @@ test("after arming: onerror retires the slot, removes the worker, reports the ru
   assert.equal(tid, 1);
   w0.take();
   const crash = new Error("worker crashed");
-  w0.fail(crash);
-  assert.deepEqual(errors, [["inst-1", tid, crash]]);
+  const event = w0.fail(crash);
+  // The error event itself, unchanged, as the SDK passes it: SDK code reads
+  // error.message (and .filename, .error ...) off it.
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0][0], "inst-1");
+  assert.equal(errors[0][1], tid);
+  assert.equal(errors[0][2], event);
+  assert.equal(errors[0][2].message, "worker crashed");
+  assert.equal(errors[0][2].error, crash);
   assert.equal(wasiThreadPoolSlotState(poolOf(), 0), RETIRED);
   assert.equal(threads.distinctOsThreadCount(), 1);
   assert.equal(threads.spawnReport().idle, 1);
@@ -747,20 +754,23 @@ test("after arming: a second error from a removed worker is ignored", async (t) 
   const errors = [];
   const threads = await spawnHost({ poolSize: 1, onGuestError: (...args) => errors.push(args) });
   const [worker] = workers();
-  worker.onerror({ message: "one" });
+  const one = { message: "one" };
+  worker.onerror(one);
   worker.onerror({ message: "two" });
-  assert.deepEqual(errors, [[null, null, "one"]]);
+  assert.equal(errors.length, 1);
+  assert.deepEqual(errors[0], [null, null, one]);
+  assert.equal(errors[0][2], one);
   await threads.terminateAll();
 });
 
 test("after arming: {t:\"error\"} is logged and goes to onGuestError (tid or null)", async (t) => {
-  browser(t, { behaviours: ["ready2"] });
+  browser(t, { behaviours: ["ready2", "ready2"] });
   const errors = [];
-  const threads = await spawnHost({ poolSize: 1, instanceId: 7, onGuestError: (...args) => errors.push(args) });
-  const [worker] = workers();
+  const threads = await spawnHost({ poolSize: 2, instanceId: 7, onGuestError: (...args) => errors.push(args) });
+  const [worker, other] = workers();
   const { calls } = await captureConsoleError(() => {
     worker.emit({ t: "error", tid: 3, error: "unreachable executed" });
-    worker.emit({ t: "error", error: "no tid" });
+    other.emit({ t: "error", error: "no tid" });
   });
   assert.deepEqual(errors, [
     [7, 3, "unreachable executed"],
@@ -770,15 +780,73 @@ test("after arming: {t:\"error\"} is logged and goes to onGuestError (tid or nul
     ["[wasi-thread] pooled worker guest error:", "unreachable executed"],
     ["[wasi-thread] pooled worker guest error:", "no tid"],
   ]);
-  // The slot itself is the worker's to retire; the message does not touch it.
+  // A pool worker that reported a trap has left its serve loop: its slot is
+  // retired (also here, for a worker that reports before it retires) and the
+  // worker terminated, as on onerror; later spawns find no slot.
+  assert.deepEqual(states(), [RETIRED, RETIRED]);
+  assert.ok(worker.terminated && other.terminated);
+  assert.equal(threads.distinctOsThreadCount(), 0);
+  assert.equal(threads.threadSpawn(0), -1);
+  assert.equal(threads.spawnReport().lastDeclineReason, "pool-exhausted");
+  await threads.terminateAll();
+});
+
+test("after arming: {t:\"error\"} from a legacy worker leaves it serving {t:\"run\"}", async (t) => {
+  browser(t, { behaviours: ["ready1"] });
+  const errors = [];
+  const threads = await spawnHost({ poolSize: 1, onGuestError: (...args) => errors.push(args) });
+  const [worker] = workers();
+  const tid = threads.threadSpawn(0);
+  await captureConsoleError(() => {
+    worker.emit({ t: "error", tid, error: "unreachable executed" });
+    worker.emit({ t: "exit", tid });
+  });
+  assert.deepEqual(errors, [[null, tid, "unreachable executed"]]);
+  assert.equal(worker.terminated, false);
   assert.equal(wasiThreadPoolSlotState(poolOf(), 0), IDLE);
+  assert.equal(threads.threadSpawn(0), tid + 1);
+  await threads.terminateAll();
+});
+
+test("probe: a worker that errors after ready, before the decision, is not armed (partial)", async (t) => {
+  browser(t, { behaviours: ["ready-then-error", { kind: "ready2", delay: 30 }] });
+  const errors = [];
+  const threads = await spawnHost({ poolSize: 2, onGuestError: (...args) => errors.push(args) });
+  const [w0, w1] = workers();
+  assert.deepEqual(states(), [RETIRED, IDLE]);
+  assert.ok(w0.terminated);
+  assert.equal(w1.terminated, false);
+  const report = threads.spawnReport();
+  assert.equal(report.armed, 1);
+  assert.equal(report.failedToArm, 1);
+  assert.equal(threads.distinctOsThreadCount(), 1);
+  // Spawns go to the live worker only.
+  assert.equal(threads.threadSpawn(0), 1);
+  assert.equal(wasiThreadPoolLastTid(poolOf(), 1), 1);
+  assert.equal(wasiThreadPoolLastTid(poolOf(), 0), 0);
+  assert.deepEqual(errors, [], "a probe failure is not a guest error");
+  await threads.terminateAll();
+});
+
+test("probe: a worker that errors after ready, before the decision, disables an implicit pool", async (t) => {
+  browser(t, {
+    behaviours: ["ready-then-error", { kind: "ready2", delay: 30 }],
+    hardwareConcurrency: 3,
+  });
+  const threads = await spawnHost();
+  assert.equal(workers().length, 2);
+  assert.deepEqual(states(), [RETIRED, RETIRED]);
+  assert.ok(workers().every((worker) => worker.terminated));
+  assert.equal(threads.spawnReport().failedToArm, 2);
+  assert.equal(threads.threadSpawn(0), -1);
+  assert.equal(threads.spawnReport().lastDeclineReason, "pool-not-armed");
   await threads.terminateAll();
 });
 
 test("after arming: throws from onGuestError and onSpawnDeclined are swallowed", async (t) => {
-  browser(t, { behaviours: ["ready2"] });
+  browser(t, { behaviours: ["ready2", "ready2"] });
   const threads = await spawnHost({
-    poolSize: 1,
+    poolSize: 2,
     onGuestError: () => {
       throw new Error("hook bug");
     },
@@ -786,8 +854,8 @@ test("after arming: throws from onGuestError and onSpawnDeclined are swallowed",
       throw new Error("hook bug");
     },
   });
-  const [worker] = workers();
-  await captureConsoleError(() => worker.emit({ t: "error", tid: 1, error: "x" }));
+  const [trapped, worker] = workers();
+  await captureConsoleError(() => trapped.emit({ t: "error", tid: 1, error: "x" }));
   assert.ok(threads.threadSpawn(0) > 0);
   assert.equal(threads.threadSpawn(0), -1);
   worker.fail(new Error("died"));

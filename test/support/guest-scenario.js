@@ -47,7 +47,9 @@ const scenarios = {
       mainInstance: false,
       instanceId: "trap-instance",
       onGuestError: (instanceId, tid, error) => {
-        errors.push({ instanceId, tid, message: String(error?.message ?? error) });
+        // The worker's error event argument as it is (the thrown error, as
+        // Node clones it), not a string made of it: SDK code reads .message.
+        errors.push({ instanceId, tid, isError: error instanceof Error, name: error?.name, message: error?.message });
         throw new Error("a throwing onGuestError must be swallowed");
       },
     });

@@ -10,6 +10,8 @@
 //   "throw"         the constructor throws
 //   "error-before"  fires onerror without ever speaking (unreachable script)
 //   "error-after"   posts a message, then fires onerror (spoke, then failed)
+//   "ready-then-error"  replies ready (protocol 2), then fires onerror at
+//                   once, before the host may have decided on arming
 //   "post-throws"   postMessage throws (say, a DataCloneError)
 //   {kind, delay}   any of the above, answered after `delay` ms
 //
@@ -84,6 +86,9 @@ export class MockWorker {
       case "error-after":
         this.emit({ t: "log", text: "mock: starting" });
         return this.fail(new Error("mock: crashed after speaking"));
+      case "ready-then-error":
+        this.emit({ t: "ready", ok: true, protocol: 2 });
+        return this.fail(new Error("mock: crashed after ready"));
       case "silent":
       default:
         return undefined;
@@ -95,9 +100,12 @@ export class MockWorker {
     if (!this.terminated) this.onmessage?.({ data });
   }
 
-  // Fires the worker's error event, as an ErrorEvent would.
+  // Fires the worker's error event, as an ErrorEvent would, and returns the
+  // event object.
   fail(error) {
-    if (!this.terminated) this.onerror?.({ message: error.message, error });
+    const event = { message: error.message, error, filename: String(this.url), lineno: 1 };
+    if (!this.terminated) this.onerror?.(event);
+    return event;
   }
 
   // Acting as a protocol-2 worker on its own slot.
