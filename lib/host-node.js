@@ -110,6 +110,10 @@ export async function createNodeWasiThreadHost(options) {
   };
 
   const workers = new Map(); // slot -> Worker, the ones this thread started
+  // slot -> tid: threads this thread spawned onto workers started by guest
+  // threads. Those Worker objects belong to other threads and cannot be
+  // ref'd from here, so the settle timer itself is ref'd while one runs.
+  const foreign = new Map();
   let settleTimer = null;
   let terminated = false;
 
@@ -148,9 +152,24 @@ export async function createNodeWasiThreadHost(options) {
         worker.unref();
       }
     }
-    if (!busy && settleTimer !== null) {
+    // The slot's tid guards against a slot that has moved on to another
+    // thread (or was retired): that one is not ours to wait for.
+    for (const [slot, tid] of foreign) {
+      if (wasiThreadPoolRunningTid(pool, slot) !== tid) foreign.delete(slot);
+    }
+    if (settleTimer === null) return;
+    if (foreign.size > 0) settleTimer.ref();
+    else settleTimer.unref();
+    if (!busy && foreign.size === 0) {
       clearInterval(settleTimer);
       settleTimer = null;
+    }
+  }
+
+  function startSettling() {
+    if (settleTimer === null) {
+      settleTimer = setInterval(settleRefs, SETTLE_REFS_MS);
+      settleTimer.unref();
     }
   }
 
@@ -161,12 +180,14 @@ export async function createNodeWasiThreadHost(options) {
     const { tid, slot, reason } = spawn(startArg);
     if (tid > 0) {
       const worker = workers.get(slot);
+      startSettling();
       if (worker) {
         worker.ref();
-        if (settleTimer === null) {
-          settleTimer = setInterval(settleRefs, SETTLE_REFS_MS);
-          settleTimer.unref();
-        }
+      } else {
+        // A worker a guest thread started: keep the process alive through
+        // the (ref'd) settle timer while this thread runs on it.
+        foreign.set(slot, tid);
+        settleTimer.ref();
       }
       return tid;
     }
@@ -183,6 +204,7 @@ export async function createNodeWasiThreadHost(options) {
       clearInterval(settleTimer);
       settleTimer = null;
     }
+    foreign.clear();
     // Retiring ends every serve loop (also those of workers started by guest
     // threads, which this thread cannot terminate). Re-read the slot count:
     // a guest thread may have grown the pool meanwhile.

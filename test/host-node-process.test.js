@@ -54,6 +54,20 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.ok(lived < 6000, `exited ${lived.toFixed(0)} ms after the spawn`);
     });
 
+    test("a thread the owner spawned onto a worker a guest thread started keeps the process alive too", async () => {
+      const run = await runScenario("foreign-detached", implementation);
+      assertClean(run);
+      const { coordinator, hold, tid, workers } = run.result;
+      assert.equal(coordinator, 1);
+      assert.ok(hold > 0 && tid > hold);
+      assert.equal(workers, 2, "two workers: the owner's and the one its guest thread started");
+      const [, after] = run.stdout.split("RESULT ");
+      assert.ok(after.includes(HELLO), `the sleeping thread's line is missing:\n${run.stdout}`);
+      const lived = run.exitedAt - run.result.spawnedAt;
+      assert.ok(lived >= 250, `exited ${lived.toFixed(0)} ms after the spawn`);
+      assert.ok(lived < 6000, `exited ${lived.toFixed(0)} ms after the spawn`);
+    });
+
     test("a trap: stderr line, onGuestError (its throw swallowed), slot retired, pool still serves", async () => {
       const run = await runScenario("trap", implementation);
       assertClean(run);

@@ -39,6 +39,34 @@ const scenarios = {
     result({ tid, spawnedAt: performance.timeOrigin + performance.now() });
   },
 
+  // An owner's spawn that lands on a worker a guest thread started: that
+  // thread too keeps the process alive until it ends. A coordinator on the
+  // owner's worker (slot 0) spawns a child, which grows the pool from inside
+  // that worker (slot 1); with both idle, a held thread takes slot 0 and a
+  // sleeping one slot 1 (spawns scan from slot 0); the held one is released
+  // at once, so only the sleeper (300 ms) is left running when the owner
+  // returns to its event loop.
+  async "foreign-detached"() {
+    const { host, words } = await startGuest({ implementation, mainInstance: false });
+    Atomics.store(words, W.PENDING, 1);
+    const coordinator = host.threadSpawn(arg(KIND.COORDINATOR, 1));
+    await until(() => Atomics.load(words, W.PENDING) === 0, { what: "the coordinator" });
+    await until(() => host.spawnReport().idle === 2, { what: "both workers idle" });
+    Atomics.store(words, W.PENDING, 2);
+    const hold = host.threadSpawn(arg(KIND.HOLD));
+    const tid = host.threadSpawn(arg(KIND.SLEEP, 30));
+    Atomics.store(words, W.RELEASE, 1);
+    Atomics.notify(words, W.RELEASE);
+    const after = host.spawnReport();
+    result({
+      coordinator,
+      hold,
+      tid,
+      workers: after.workers,
+      spawnedAt: performance.timeOrigin + performance.now(),
+    });
+  },
+
   // A trap on a guest thread.
   async trap() {
     const errors = [];
