@@ -15,7 +15,9 @@
 //   --no-report         print the table only
 //   --addon=PATH        measure this build of the addon (WASI_THREAD_POOL_ADDON)
 //   --fresh-addon       build src/ into .tmp/bench/ first (cc, binding.gyp's
-//                       flags) and measure that: for a build/ older than src/
+//                       flags) and measure that: for a build/ that is not
+//                       a build of src/ (the bench compares the addon it
+//                       measures with a fresh node-gyp build of src/)
 //   --render=FILE.json  measure nothing: rewrite the Markdown and SVG next to
 //                       FILE.json from its results (after editing analysis.md)
 //
@@ -31,6 +33,7 @@ import { fileURLToPath } from "node:url";
 import { buildPlan } from "./lib/plan.js";
 import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
+import { compareAddonWithSources } from "./lib/addon-source.js";
 import { evaluateTargets, formatTable, writeReport } from "./lib/report.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -103,16 +106,24 @@ const { implementations } = await import("./lib/api.js");
 const { native: loadedAddon } = await import("../lib/binding.js").catch(() => ({ native: null }));
 const addonInfo = addonProvenance(loadedAddon?.path ?? null);
 
+// Which build was measured, and whether it is a build of src/: by content
+// (bench/lib/addon-source.js), not by file times, which a clone resets.
 function addonProvenance(path) {
   if (!path) return null;
-  const info = { path: relative(repoDir, path) || path, built: null, olderThanSrc: null };
+  const info = { path: relative(repoDir, path) || path, built: null, matchesSrc: null, srcCheck: null };
   try {
-    const built = statSync(path).mtimeMs;
-    info.built = new Date(built).toISOString();
-    const srcDir = join(repoDir, "src");
-    const newest = Math.max(...readdirSync(srcDir).filter((f) => /\.(c|h)$/.test(f)).map((f) => statSync(join(srcDir, f)).mtimeMs));
-    info.olderThanSrc = built < newest;
+    info.built = new Date(statSync(path).mtimeMs).toISOString();
   } catch {}
+  if (opt("fresh-addon")) {
+    info.matchesSrc = true;
+    info.srcCheck = "built from src/ by --fresh-addon";
+  } else if (typeof opt("addon") === "string") {
+    info.srcCheck = "chosen with --addon; not compared with src/";
+  } else {
+    const { matchesSrc, note } = compareAddonWithSources(path, repoDir);
+    info.matchesSrc = matchesSrc;
+    info.srcCheck = note;
+  }
   return info;
 }
 
@@ -258,8 +269,8 @@ async function measureC(scenario) {
 
 const machine = machineInfo(repoDir);
 machine.addon = addonInfo;
-if (addonInfo?.olderThanSrc) {
-  log(`bench: WARNING: the addon ${addonInfo.path} is older than src/ (rebuild, or pass --fresh-addon)`);
+if (addonInfo?.matchesSrc === false) {
+  log(`bench: WARNING: the addon ${addonInfo.path} ${addonInfo.srcCheck}`);
 }
 log(
   `bench: ${quick ? "quick" : "full"} run, implementations ${impls.join(" + ")}` +

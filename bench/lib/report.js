@@ -359,7 +359,9 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push(`- commit ${machine.commit ?? "?"}${machine.srcOrLibModified ? " (src/ or lib/ modified in the work tree)" : ""}; load average before ${machine.loadAverage.join(", ")}, after ${machine.loadAverageAfter?.join(", ") ?? "?"}`);
   if (machine.addon) {
     L.push(`- addon measured: ${machine.addon.path}, built ${machine.addon.built ?? "?"}` +
-      (machine.addon.olderThanSrc ? " (**older than src/: the figures are of a stale build**)" : ""));
+      (machine.addon.matchesSrc === false
+        ? ` (**${machine.addon.srcCheck}: the figures are not of these sources**)`
+        : machine.addon.srcCheck ? ` (${machine.addon.srcCheck})` : ""));
   }
   if (runInfo.nativeUnavailable) L.push(`- native implementation not measured: ${runInfo.nativeUnavailable}`);
   L.push("");
