@@ -92,10 +92,13 @@ export function createPoolApi({ native = null, env = null } = {}) {
     return { implementation: "js", reason: `the native addon did not load: ${native.error}` };
   }
 
+  // A bad WASI_THREAD_POOL_IMPLEMENTATION is the RangeError that
+  // createWasiThreadPool throws, not a quiet "js" it would not use.
   function getWasiThreadPoolImplementation() {
     const { implementation, reason } = defaultImplementation();
+    if (implementation === null) throw new RangeError(`${reason}.`);
     return {
-      implementation: implementation ?? "js",
+      implementation,
       reason,
       native: { available: addon !== null, error: addon !== null ? null : (native?.error ?? "no native addon in this runtime") },
     };

@@ -52,6 +52,25 @@ it("an unknown WASI_THREAD_POOL_IMPLEMENTATION is a RangeError naming the variab
   assert.match(r[1], /WASI_THREAD_POOL_IMPLEMENTATION=fast/);
 });
 
+it("getWasiThreadPoolImplementation reports an unknown WASI_THREAD_POOL_IMPLEMENTATION as createWasiThreadPool does", () => {
+  const r = inChild(
+    { WASI_THREAD_POOL_IMPLEMENTATION: "fast" },
+    `const out = [];
+     for (const f of [() => P.createWasiThreadPool({ capacity: 1 }), () => P.getWasiThreadPoolImplementation()]) {
+       try { out.push({ returned: f() }); } catch (e) { out.push({ name: e.name, message: e.message }); }
+     }
+     console.log(JSON.stringify(out));`,
+  );
+  assert.equal(r[1].name, "RangeError", "not a quiet default");
+  assert.deepEqual(r[1], r[0]);
+  // An explicit implementation is still honoured under the bad variable.
+  const explicit = inChild(
+    { WASI_THREAD_POOL_IMPLEMENTATION: "fast" },
+    'console.log(JSON.stringify(P.wasiThreadPoolImplementationOf(P.createWasiThreadPool({ capacity: 1, implementation: "js" }))));',
+  );
+  assert.equal(explicit, "js");
+});
+
 it("without the addon the package runs on the twin and says why", () => {
   const r = inChild(
     { WASI_THREAD_POOL_NO_ADDON: "1", WASI_THREAD_POOL_IMPLEMENTATION: "" },

@@ -184,6 +184,12 @@ export interface WasiThreadPoolImplementationInfo {
   };
 }
 
+/**
+ * What `createWasiThreadPool` uses by default here, and why. Throws the
+ * RangeError that `createWasiThreadPool` throws when the
+ * `WASI_THREAD_POOL_IMPLEMENTATION` environment variable is neither `"js"`
+ * nor `"native"`.
+ */
 export declare function getWasiThreadPoolImplementation(): WasiThreadPoolImplementationInfo;
 
 /** The implementation a pool was created with (its H_IMPL word). */
