@@ -49,7 +49,5 @@ if (native.binding !== null) {
     if (Number.isInteger(this.threadId) && this.threadId >= 0) interruptThread(this.threadId);
     return terminate.apply(this, args);
   };
-  // For tests of the backstop: Node's terminate without the hook.
-  native.terminateWithoutHook = (worker) => terminate.call(worker);
   if (isMainThread) process.once("exit", () => native.binding.interruptAll());
 }

@@ -102,3 +102,28 @@ it("the browser entry never offers the native implementation", () => {
   assert.equal(browserPool.getWasiThreadPoolImplementation().native.available, false);
   assert.throws(() => browserPool.createWasiThreadPool({ capacity: 1, implementation: "native" }), /no native addon/);
 });
+
+it("the loader carries no test hook; the tests' unhooked terminate lives in test/support", { skip: native.binding === null && "no addon" }, () => {
+  assert.equal("terminateWithoutHook" in native, false);
+  // Imported first, the support module captures Node's own terminate; the
+  // package's hook is installed over it afterwards; imported later, it
+  // refuses rather than return the hooked function.
+  const support = new URL("./support/unhooked-terminate.js", import.meta.url).href;
+  const script = `
+    const { Worker } = await import("node:worker_threads");
+    const own = Worker.prototype.terminate;
+    const { terminateWithoutHook } = await import(${JSON.stringify(support)});
+    await import(${JSON.stringify(poolUrl)});
+    const hooked = Worker.prototype.terminate;
+    const w = new Worker("setInterval(() => {}, 1000)", { eval: true });
+    const code = await terminateWithoutHook(w);
+    let late = null;
+    try { await import(${JSON.stringify(support)} + "?again"); } catch (e) { late = e.message; }
+    console.log(JSON.stringify({ hookedName: hooked.name, installed: hooked !== own, code, late }));`;
+  const out = execFileSync(process.execPath, ["--input-type=module", "--eval", script], { encoding: "utf8" });
+  const r = JSON.parse(out);
+  assert.equal(r.installed, true);
+  assert.equal(r.hookedName, "terminateWorker");
+  assert.equal(typeof r.code, "number", "it terminated the worker");
+  assert.match(r.late, /imported after lib\/binding\.js/);
+});

@@ -13,8 +13,9 @@
 // Times are Date.now() values so that the parent can compare them with its
 // own clock: `parked <ms>` / `terminated <ms>`.
 
+// First: it captures Node's own terminate before lib/binding.js hooks it.
+import { terminateWithoutHook } from "./unhooked-terminate.js";
 import { Worker } from "node:worker_threads";
-import { native } from "../../lib/binding.js";
 import { createWasiThreadPool } from "../../lib/pool.js";
 
 const [implementation, mode, countText] = process.argv.slice(2);
@@ -37,7 +38,7 @@ await new Promise((resolve) => setTimeout(resolve, 100));
 
 if (mode === "terminate" || mode === "backstop") {
   const started = performance.now();
-  await (mode === "backstop" ? native.terminateWithoutHook(workers[0]) : workers[0].terminate());
+  await (mode === "backstop" ? terminateWithoutHook(workers[0]) : workers[0].terminate());
   console.log(`terminated ${(performance.now() - started).toFixed(1)}`);
   process.exit(0);
 } else {
