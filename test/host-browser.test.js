@@ -463,10 +463,10 @@ test("probe timeout: a non-positive or non-finite probeTimeoutMs means the 1500 
 
 test("all-or-nothing (implicit): the first loser decides at once, without waiting for the rest", async (t) => {
   browser(t, { behaviours: [{ kind: "ready2", delay: 300 }, "not-ready", "silent"] });
-  const started = performance.now();
   const threads = await spawnHost({ probeTimeoutMs: 5000 });
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 250, `decided after ${elapsed} ms`);
+  // Decided before the slow worker answered (its timer is later than the
+  // loser's, so this is an order, not a timing).
+  assert.equal(workers()[0].answered, false, "the host waited for the slow worker");
   assert.ok(workers().every((w) => w.terminated), "the late-ready worker is terminated too");
   assert.deepEqual(states(), [RETIRED, RETIRED, RETIRED]);
   assert.deepEqual(threads.logs, [["[wasi-thread] pooled worker not ready:", "mock: instantiate failed"]]);

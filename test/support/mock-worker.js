@@ -46,6 +46,7 @@ export class MockWorker {
     this.onmessage = null;
     this.onerror = null;
     this.probe = null;
+    this.answered = false;
     this.failPost = false;
     const behaviour = MockWorker.behaviours[this.index] ?? MockWorker.defaultBehaviour;
     this.behaviour = typeof behaviour === "string" ? { kind: behaviour } : behaviour;
@@ -72,6 +73,9 @@ export class MockWorker {
   }
 
   answerProbe() {
+    // Whether this worker had answered (or failed) by some moment: lets a
+    // test check an order of events instead of timing them.
+    this.answered = true;
     switch (this.behaviour.kind) {
       case "ready2":
         return this.emit({ t: "ready", ok: true, protocol: 2 });

@@ -47,7 +47,15 @@ function spawn() {
     const { tid, slot, reason } = spawnOne(argBase + i);
     results.push({ tid, slot, reason, startArg: argBase + i });
   }
-  parentPort.postMessage({ type: "spawned", results, ms: performance.now() - start });
+  // returnedAt is absolute (timeOrigin + now), so that a test can compare it
+  // with a moment of its own thread's: "returned after the retire" without
+  // betting on how long this thread took to start spawning.
+  parentPort.postMessage({
+    type: "spawned",
+    results,
+    ms: performance.now() - start,
+    returnedAt: performance.timeOrigin + performance.now(),
+  });
 }
 
 ({ serve, spawn })[role]();
