@@ -119,7 +119,12 @@ export interface WasiThreadSpawnOptions {
   extraImports?: readonly WasiThreadExtraImport[] | null;
   /** Passed back to onGuestError. Default null. */
   instanceId?: unknown;
-  /** A guest thread trapped or its worker died. Throws are swallowed. */
+  /**
+   * A guest thread trapped or its worker died. Throws are swallowed. `error`
+   * is, as in the SDK: on Node the worker's `error` event argument (the
+   * thrown error); in browsers the string of a `{t:"error"}` report, or the
+   * worker's `error` event itself (an ErrorEvent: read `.message`).
+   */
   onGuestError?: (instanceId: unknown, tid: number | null, error: unknown) => void;
   /** A spawn from the owning thread returned -1. Throws are swallowed. */
   onSpawnDeclined?: (info: WasiThreadSpawnDeclined) => void;
