@@ -78,6 +78,7 @@ export async function createNodeWasiThreadHost(options) {
     onSpawnDeclined,
     implementation,
     runtimeModule,
+    freshInstances = false,
   } = options;
 
   // On Node 20 a guest compiled with Liftoff can lose a local across an
@@ -107,6 +108,7 @@ export async function createNodeWasiThreadHost(options) {
     pool,
     execArgv,
     runtimeModule: runtimeModule ?? null,
+    freshInstances: freshInstances === true,
   };
 
   const workers = new Map(); // slot -> Worker, the ones this thread started

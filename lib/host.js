@@ -106,6 +106,16 @@ function normalizeRuntimeModule(runtimeModule) {
   );
 }
 
+// Ours: the instance policy of the workers (lib/runtime.js
+// createThreadRunner). Only a boolean (or absent) is accepted.
+function normalizeFreshInstances(freshInstances) {
+  if (freshInstances === undefined || freshInstances === null) return false;
+  if (typeof freshInstances !== "boolean") {
+    throw new TypeError(`freshInstances must be a boolean (got ${describe(freshInstances)}).`);
+  }
+  return freshInstances;
+}
+
 function describe(value) {
   return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
@@ -118,6 +128,7 @@ function normalizeOptions(options) {
   const extraImports = normalizeExtraImports(options.extraImports);
   const implementation = normalizeImplementation(options.implementation);
   const runtimeModule = normalizeRuntimeModule(options.runtimeModule);
+  const freshInstances = normalizeFreshInstances(options.freshInstances);
   return {
     ...options,
     poolSize,
@@ -125,6 +136,7 @@ function normalizeOptions(options) {
     extraImports,
     implementation,
     runtimeModule,
+    freshInstances,
     hostcallChannel: options.hostcallChannel ?? null,
     instanceId: options.instanceId ?? null,
   };
@@ -245,6 +257,8 @@ function probeMessage(opts, pool, slot) {
   };
   // Ours, not the SDK's: an SDK worker ignores it, ours loads this runtime.
   if (opts.runtimeModule !== undefined) message.runtimeModule = opts.runtimeModule;
+  // Ours too: only when set, so the probe of the default is the SDK's shape.
+  if (opts.freshInstances === true) message.freshInstances = true;
   return message;
 }
 

@@ -1,5 +1,8 @@
 // The per-thread runtime of a pool worker (SDK-CONTRACT 3.3): the import
-// object a guest thread's instance gets, and a fresh instance per thread.
+// object a guest thread's instance gets, and the instance policy: one
+// instance per worker, reused by every thread the worker runs (this
+// package's default), or a fresh instance per thread (the SDK's, with
+// freshInstances: true). See createThreadRunner.
 //
 // Used by both worker entries (lib/worker-node.js, lib/wasiThreadBrowserWorker.mjs),
 // so it must stay browser-safe: no node: imports, no addon. Node-only behaviour
@@ -365,11 +368,50 @@ function importsModule(wasmModule, moduleName) {
   }
 }
 
+// The instance policy of a pool worker. Mainstream wasi-threads toolchains
+// (wasi-libc's wasi_thread_start, so Rust std and C; Zig's std.Thread; this
+// package's guest) set __stack_pointer and the TLS base from the start
+// argument at every thread start, and keep no other per-instance state that
+// a thread leaves changed; so by default a worker keeps the instance its last
+// thread ran on and runs the next thread on it, as @emnapi/wasi-threads does.
+// A thread that does not return normally (a trap, or proc_exit's
+// WasiExitError) leaves its instance behind: the next one gets a fresh one.
+// freshInstances: true makes every thread's instance fresh (the SDK's
+// behaviour).
+//
+// `runtime` is anything with the SDK's instantiate() (ours or a plugged one).
+// run(tid, startArg) runs wasi_thread_start and lets its error through.
+// adopt(instance) offers an instance made already (a worker's probe) as the
+// first thread's; with freshInstances it is ignored, as the SDK ignores its
+// probe instance.
+export function createThreadRunner(runtime, { freshInstances = false } = {}) {
+  const fresh = freshInstances === true;
+  let kept = null;
+  return {
+    freshInstances: fresh,
+    adopt(instance) {
+      if (!fresh && instance) kept = instance;
+    },
+    run(tid, startArg) {
+      const instance = kept ?? runtime.instantiate();
+      // Dropped while the thread runs: if it throws, nothing is kept.
+      kept = null;
+      instance.exports.wasi_thread_start(tid, startArg);
+      if (!fresh) kept = instance;
+    },
+    discard() {
+      kept = null;
+    },
+  };
+}
+
 // createWasiThreadWorkerRuntime({wasmModule, memory, hostcallChannel,
 // processState, extraImports, workerIndex, tid, threadSpawn}) ->
-// {imports, instantiate(), close()}, as the SDK's. One extra, optional
-// option: writeOutput(fd, bytes), how fds 1 and 2 are written (default: the
-// console, line by line).
+// {imports, instantiate(), close()}, as the SDK's. Extra, optional options:
+// writeOutput(fd, bytes), how fds 1 and 2 are written (default: the console,
+// line by line); freshInstances, the policy of runThread. Extra members:
+// runThread(tid, startArg) (wasi_thread_start on the worker's kept instance,
+// see createThreadRunner) and freshInstances.
 export function createWasiThreadWorkerRuntime({
   wasmModule,
   memory,
@@ -380,6 +422,7 @@ export function createWasiThreadWorkerRuntime({
   tid,
   threadSpawn,
   writeOutput,
+  freshInstances = false,
 } = {}) {
   let instance = null;
   let currentMemory = memory;
@@ -422,18 +465,26 @@ export function createWasiThreadWorkerRuntime({
     );
   }
 
-  return {
+  const runtime = {
     imports,
+    freshInstances: freshInstances === true,
     // A fresh instance over the same imports and the same memory; the caller
     // runs wasi_thread_start on it. No _initialize: the owner's instance
     // initialised the shared memory once.
     instantiate() {
-      instance = new WebAssembly.Instance(wasmModule, imports);
-      currentMemory = instance.exports.memory ?? memory;
-      return instance;
+      const made = new WebAssembly.Instance(wasmModule, imports);
+      instance = made;
+      currentMemory = made.exports.memory ?? memory;
+      return made;
+    },
+    runThread(tid, startArg) {
+      runner.run(tid, startArg);
     },
     close() {
+      runner.discard();
       extras.close();
     },
   };
+  const runner = createThreadRunner(runtime, { freshInstances });
+  return runtime;
 }

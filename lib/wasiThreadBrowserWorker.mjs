@@ -9,7 +9,7 @@
 //
 // Messages:
 //   {t:"probe", wasmModule, memory, hostcallChannel, processState,
-//    extraImports, workerIndex, pool, slot, runtimeModule?}
+//    extraImports, workerIndex, pool, slot, runtimeModule?, freshInstances?}
 //      -> {t:"ready", ok:true, protocol:2}, then (with a pool) the worker
 //         serves its slot inside this very handler, blocked in Atomics.wait,
 //         until the slot is retired; it handles no later message.
@@ -30,10 +30,13 @@ const scope = globalThis;
 let runtime = null;
 // The last trap, {tid, error}: reported once the slot is retired.
 let fault = null;
+// The instance policy (lib/runtime.js createThreadRunner): the worker's kept
+// instance for every thread, or a fresh one per thread with freshInstances.
+let runner = null;
 
 function runThread(tid, startArg) {
   try {
-    runtime.instantiate().exports.wasi_thread_start(tid, startArg);
+    runner.run(tid, startArg);
     return true;
   } catch (error) {
     // proc_exit on a thread ends that thread normally.
@@ -74,7 +77,8 @@ async function probe(msg) {
     // Guest threads here may spawn threads too: owner false, no grow (the
     // browser pool is fixed), no message dispatch.
     const spawn = pool ? createWasiThreadPoolSpawn(pool) : null;
-    runtime = runtimeApi.createWasiThreadWorkerRuntime({
+    const freshInstances = msg.freshInstances === true;
+    const options = {
       wasmModule: msg.wasmModule,
       memory: msg.memory,
       hostcallChannel: msg.hostcallChannel ?? null,
@@ -82,10 +86,15 @@ async function probe(msg) {
       extraImports,
       workerIndex: msg.workerIndex,
       threadSpawn: spawn ? (startArg) => spawn(startArg).tid : undefined,
-    });
+    };
+    // A plugged runtime gets exactly the SDK's options.
+    if (runtimeApi === ownRuntime) options.freshInstances = freshInstances;
+    runtime = runtimeApi.createWasiThreadWorkerRuntime(options);
+    runner = ownRuntime.createThreadRunner(runtime, { freshInstances });
     // A module this worker cannot instantiate is a capability failure,
-    // reported in the reply rather than at the first thread.
-    runtime.instantiate();
+    // reported in the reply rather than at the first thread. With reuse, the
+    // first thread runs on this instance.
+    runner.adopt(runtime.instantiate());
   } catch (error) {
     try {
       runtime?.close();
@@ -93,6 +102,7 @@ async function probe(msg) {
       // the probe's error is the one to report
     }
     runtime = null;
+    runner = null;
     scope.postMessage({ t: "ready", ok: false, error: String(error?.message ?? error) });
     return;
   }

@@ -1,14 +1,19 @@
 // The Node pool worker (SDK-CONTRACT 3.1): serves one pool slot, running a
-// guest thread on a fresh WebAssembly.Instance each time the slot is assigned.
+// guest thread each time the slot is assigned: on the instance the worker's
+// last thread ran on (this package's default), or on a fresh
+// WebAssembly.Instance (the SDK's, with freshInstances: true); see
+// createThreadRunner in lib/runtime.js.
 //
 // It is told nothing by messages: it blocks in serveWasiThreadPoolSlot until a
 // spawner (the owner, or any guest thread) assigns its slot, and it reports
 // nothing by messages either. It ends when its slot is retired.
 //
 // workerData: {wasmModule, memory, hostcallChannel, processState,
-//              extraImports, pool, slot, execArgv, runtimeModule}
-// (runtimeModule is this package's addition: the URL of a module whose
-// createWasiThreadWorkerRuntime replaces lib/runtime.js's.)
+//              extraImports, pool, slot, execArgv, runtimeModule,
+//              freshInstances}
+// (runtimeModule and freshInstances are this package's additions: the URL of
+// a module whose createWasiThreadWorkerRuntime replaces lib/runtime.js's, and
+// the instance policy.)
 
 import { protectFromLiftoffHazard } from "./liftoff.js";
 import { writeSync } from "node:fs";
@@ -26,6 +31,7 @@ import * as ownRuntime from "./runtime.js";
 protectFromLiftoffHazard();
 
 const { pool, slot, execArgv } = workerData;
+const freshInstances = workerData.freshInstances === true;
 
 // Writes all of `bytes` to fd, synchronously: a guest thread's output must
 // appear even while the owner's event loop is blocked in the guest's join.
@@ -115,6 +121,7 @@ async function loadRuntime() {
 }
 
 let runtime = null;
+let runner = null;
 let plugged = false;
 
 try {
@@ -142,11 +149,15 @@ try {
   };
   // Our runtime writes fds 1 and 2 straight to the process's; a plugged one
   // gets exactly the SDK's options.
-  if (!plugged) options.writeOutput = writeAllSync;
+  if (!plugged) {
+    options.writeOutput = writeAllSync;
+    options.freshInstances = freshInstances;
+  }
   runtime = runtimeApi.createWasiThreadWorkerRuntime(options);
+  runner = ownRuntime.createThreadRunner(runtime, { freshInstances });
   // Probe: a module this worker cannot instantiate fails here, before it
-  // takes any thread.
-  runtime.instantiate();
+  // takes any thread. With reuse, the first thread runs on this instance.
+  runner.adopt(runtime.instantiate());
 } catch (error) {
   // The slot already holds the thread this worker was started for.
   writeLine(
@@ -165,7 +176,7 @@ let fault = null;
 
 function runThread(tid, startArg) {
   try {
-    runtime.instantiate().exports.wasi_thread_start(tid, startArg);
+    runner.run(tid, startArg);
     return true;
   } catch (error) {
     // proc_exit on a thread ends that thread normally.

@@ -149,6 +149,12 @@ export interface WasiThreadSpawnOptions {
   implementation?: WasiThreadPoolImplementation;
   /** This package's: a module exporting createWasiThreadWorkerRuntime, for the workers to use. */
   runtimeModule?: string | URL;
+  /**
+   * This package's: `true` gives every guest thread a fresh `WebAssembly.Instance` (the SDK's
+   * behaviour). Default `false`: a worker reuses its instance for every thread it runs; a thread
+   * that traps or calls proc_exit leaves it behind and the next thread gets a fresh one.
+   */
+  freshInstances?: boolean;
 }
 
 export interface WasiThreadSpawnReport {

@@ -28,16 +28,39 @@ export interface WasiThreadWorkerRuntimeOptions {
   threadSpawn?: (startArg: number) => number;
   /** How fds 1 and 2 are written; the default is the console, line by line. */
   writeOutput?: (fd: 1 | 2, bytes: Uint8Array) => void;
+  /** The policy of runThread: `true` = a fresh instance per thread (the SDK's); default: reuse. */
+  freshInstances?: boolean;
 }
 
 export interface WasiThreadWorkerRuntime {
   imports: WebAssembly.Imports;
   /** A fresh instance over the same imports and memory. */
   instantiate(): WebAssembly.Instance;
+  /**
+   * Runs `wasi_thread_start(tid, startArg)` on the instance the last thread ran on (a fresh one
+   * with `freshInstances`, at the first thread, or after a thread that threw). Errors pass through.
+   */
+  runThread(tid: number, startArg: number): void;
+  readonly freshInstances: boolean;
   close(): void;
 }
 
 export declare function createWasiThreadWorkerRuntime(options: WasiThreadWorkerRuntimeOptions): WasiThreadWorkerRuntime;
+
+/** The instance policy of a pool worker over any runtime with the SDK's `instantiate()`. */
+export interface WasiThreadRunner {
+  readonly freshInstances: boolean;
+  /** Offers an instance made already (a worker's probe) as the first thread's; ignored when fresh. */
+  adopt(instance: WebAssembly.Instance): void;
+  /** Runs `wasi_thread_start`; a thread that throws leaves its instance behind. */
+  run(tid: number, startArg: number): void;
+  discard(): void;
+}
+
+export declare function createThreadRunner(
+  runtime: { instantiate(): WebAssembly.Instance },
+  options?: { freshInstances?: boolean },
+): WasiThreadRunner;
 
 /** Imports every `{ moduleUrl, exportName, config }` entry's factory; other entries pass through. */
 export declare function resolveModuleExtraImports(entries: ReadonlyArray<unknown> | null | undefined): Promise<unknown[]>;

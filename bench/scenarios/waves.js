@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import { emit, hrnow, params } from "../lib/child.js";
 
-const { impl, lanes = 8, waves = 2000, rounds = 16, invokes = 2 } = params();
+const { impl, lanes = 8, waves = 2000, rounds = 16, invokes = 2, freshInstances = false } = params();
 const harnessUrl = new URL("../../test/support/wave-harness.js", import.meta.url);
 if (!existsSync(harnessUrl)) {
   process.stdout.write("BENCH_SKIP test/support/wave-harness.js not present yet\n");
@@ -20,7 +20,10 @@ if (!existsSync(harnessUrl)) {
 const { compileWaveGuest, createWaveHarness, settleActive, EXPECTED_14K_OUTPUT_HEX } = await import(harnessUrl.href);
 
 const module = await compileWaveGuest();
-const harness = await createWaveHarness({ module, lanes, waves, rounds, implementation: impl });
+const harness = await createWaveHarness({
+  module, lanes, waves, rounds, implementation: impl,
+  hostOptions: freshInstances ? { freshInstances: true } : {},
+});
 const calls = [];
 for (let i = 0; i < invokes; i++) {
   const cpu0 = process.cpuUsage();
