@@ -48,6 +48,23 @@ const VARIANTS = {
   },
   // Without the long spin of a waiter when a CPU is idle.
   "no-idle-spin": ["-DWTP_PARK_IDLE_SPIN_LIMIT=0"],
+  // A longer idle spin (~180 us) and a longer short spin (~15 us), for waves.
+  "idle-spin6000": ["-DWTP_PARK_IDLE_SPIN_LIMIT=6000"],
+  spin500idle2000: ["-DWTP_PARK_SPIN_LIMIT=500"],
+  // The long (idle) spin re-checks its condition as it goes: once threads
+  // are assigned (another worker's wave started and needs the CPU), it is
+  // cut to the short spin.
+  "recheck-spin": {
+    defines: [],
+    patch: [["wtp_park.c", `  int changed = 0;
+  for (int i = 0; i < limit; i++) {`, `  int changed = 0;
+  for (int i = 0; i < limit; i++) {
+    if (limit > WTP_PARK_SPIN_LIMIT && (i & 63) == 63 &&
+        atomic_load_explicit(&running, memory_order_relaxed) > 0) {
+      if (i >= WTP_PARK_SPIN_LIMIT) break; /* experiment */
+      limit = WTP_PARK_SPIN_LIMIT;
+    }`]],
+  },
   // scan(): a plain load first, the compare-exchange only on an IDLE slot.
   "tatas-scan": {
     defines: [],

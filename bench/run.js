@@ -34,7 +34,7 @@ import { buildPlan } from "./lib/plan.js";
 import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
 import { compareAddonWithSources } from "./lib/addon-source.js";
-import { evaluateTargets, formatTable, writeReport } from "./lib/report.js";
+import { evaluateTargets, formatTable, renderReadmeHeadline, rewriteReadme, writeReport } from "./lib/report.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoDir = resolve(benchDir, "..");
@@ -196,10 +196,23 @@ async function measure(scenario, impl) {
   if (scenario.kind === "c") return measureC(scenario);
   const script = join(benchDir, "scenarios", scenario.script);
   if (!existsSync(script)) return { skip: `bench/scenarios/${scenario.script} not present` };
-  const params = JSON.stringify({ impl, quick, ...scenario.params });
+  // A variant scenario: `impl` names the variant, which brings its own
+  // implementation and parameters.
+  const variant = scenario.variants?.find((v) => v.id === impl);
+  const params = JSON.stringify(
+    variant ? { quick, ...scenario.params, ...variant.params, impl: variant.impl } : { impl, quick, ...scenario.params },
+  );
   const outFile = join(tmpDir, `result-${process.pid}-${++childCount}.txt`);
   rmSync(outFile, { force: true });
-  const r = await runChild(process.execPath, [script, params], {
+  // Pinned to some CPUs (the "bigger machine on paper" runs).
+  let command = process.execPath;
+  let args = [script, params];
+  if (scenario.cpus) {
+    if (!tasksetAvailable()) return { skip: "taskset not available" };
+    command = "taskset";
+    args = ["-c", scenario.cpus, process.execPath, ...args];
+  }
+  const r = await runChild(command, args, {
     timeoutMs: scenario.timeoutMs,
     env: { ...process.env, BENCH_OUT: outFile },
   });
@@ -221,6 +234,19 @@ async function measure(scenario, impl) {
   const result = JSON.parse(m[1]);
   if (r.code !== 0) result.info = { ...result.info, exitCode: r.code ?? r.signal };
   return result;
+}
+
+let tasksetState = null;
+function tasksetAvailable() {
+  if (tasksetState === null) {
+    try {
+      execFileSync("taskset", ["-c", "0", "true"], { stdio: "ignore" });
+      tasksetState = true;
+    } catch {
+      tasksetState = false;
+    }
+  }
+  return tasksetState;
 }
 
 const tmpDir = join(repoDir, ".tmp", "bench");
@@ -278,14 +304,23 @@ log(
     `; ${machine.cores} CPUs, load ${machine.loadAverage.join(" ")}`,
 );
 
-const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" || s.single ? 1 : impls.length), 0);
+const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" || s.single ? 1 : s.variants ? s.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).length : impls.length), 0);
 let step = 0;
 const results = []; // per scenario
 
 for (const scenario of plan) {
   const reps = repsOverride ?? scenario.reps;
   // "single": a reference that does not use the pool (one run per repetition).
-  const order = scenario.kind === "c" ? ["c"] : scenario.single ? ["ref"] : impls;
+  // "variants": configurations of their own (implementation + parameters),
+  // alternated like the implementations; a native variant runs only where
+  // native is measured.
+  const order = scenario.kind === "c"
+    ? ["c"]
+    : scenario.single
+      ? ["ref"]
+      : scenario.variants
+        ? scenario.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).map((v) => v.id)
+        : impls;
   const runs = Object.fromEntries(order.map((i) => [i, []]));
   const t0 = elapsed();
   let skipped = null;
@@ -333,6 +368,8 @@ function aggregate(scenario, runs, skipped, seconds) {
     params: scenario.params ?? { args: scenario.args },
     seconds: Math.round(seconds * 10) / 10,
     skipped,
+    variants: scenario.variants ? Object.keys(runs) : undefined,
+    baseline: scenario.variants ? scenario.baseline ?? Object.keys(runs)[0] : undefined,
     impls: {},
   };
   for (const [impl, reps] of Object.entries(runs)) {
@@ -373,10 +410,9 @@ function aggregate(scenario, runs, skipped, seconds) {
   }
   // Paired ratios: repetition i of native against repetition i of JS, which
   // ran next to each other in time; robust to a machine whose load drifts.
-  const n = out.impls.native;
-  const j = out.impls.js;
-  if (n && j && n.failed === 0 && j.failed === 0) {
-    out.paired = {};
+  const pairOf = (n, j) => {
+    if (!n || !j || n.failed !== 0 || j.failed !== 0) return null;
+    const paired = {};
     for (const name of Object.keys(n.metrics)) {
       const a = n.metrics[name]?.perRep;
       const b = j.metrics[name]?.perRep;
@@ -384,8 +420,21 @@ function aggregate(scenario, runs, skipped, seconds) {
       const ratios = a.map((v, i) => v / b[i]).filter(Number.isFinite);
       if (ratios.length === 0) continue;
       const q = summarize(ratios);
-      out.paired[name] = { median: q.p50, min: q.min, max: q.max, ratios };
+      paired[name] = { median: q.p50, min: q.min, max: q.max, ratios };
     }
+    return paired;
+  };
+  if (out.variants) {
+    // Every variant against the baseline variant, repetition by repetition.
+    out.pairedVs = {};
+    for (const id of out.variants) {
+      if (id === out.baseline) continue;
+      const p = pairOf(out.impls[id], out.impls[out.baseline]);
+      if (p) out.pairedVs[id] = p;
+    }
+  } else {
+    const p = pairOf(out.impls.native, out.impls.js);
+    if (p) out.paired = p;
   }
   return out;
 }
@@ -422,6 +471,12 @@ if (!opt("no-report")) {
   const base = quick ? "quick" : "benchmarks";
   const files = writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls });
   for (const f of files) log(`bench: wrote ${relative(repoDir, f) || f}`);
+  // The README quotes the headline figures of the last full, complete run.
+  if (!quick && complete && outDir === join(repoDir, "docs")) {
+    const readme = join(repoDir, "README.md");
+    if (rewriteReadme(readme, renderReadmeHeadline({ results, machine, runInfo }))) log("bench: rewrote the headline table of README.md");
+    else log("bench: README.md has no bench:headline markers; left alone");
+  }
 }
 
 const broken = results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));

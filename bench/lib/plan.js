@@ -16,6 +16,21 @@
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
 // skips the variants marked skipInQuick, to keep the child processes few.
+// The instance policy and the implementation apart, in one run: the SDK's
+// configuration (JS pool, a fresh instance per thread) is the baseline.
+export const WAVE_VARIANTS = [
+  { id: "sdk", label: "SDK config (JS pool + fresh instances)", impl: "js", params: { freshInstances: true } },
+  { id: "default", label: "package default (native + reuse)", impl: "native", params: { freshInstances: false } },
+  { id: "native-fresh", label: "native + fresh", impl: "native", params: { freshInstances: true } },
+  { id: "js-reuse", label: "JS + reuse", impl: "js", params: { freshInstances: false } },
+];
+
+export const PEER_VARIANTS = [
+  { id: "emnapi", label: "@emnapi/wasi-threads 2.2.0", params: { host: "emnapi" } },
+  { id: "default", label: "package default (native + reuse)", impl: "native", params: { host: "package", freshInstances: false } },
+  { id: "sdk", label: "package, SDK config (JS + fresh)", impl: "js", params: { host: "package", freshInstances: true } },
+];
+
 export function buildPlan({ quick }) {
   const Q = (full, q) => (quick ? q : full);
   const plan = [
@@ -105,23 +120,62 @@ export function buildPlan({ quick }) {
       id: "waves",
       group: "4. Thread-wave guest",
       title: Q("14,000 threads in one call (2000 waves of 7, 16 rounds), package host via test/support/wave-harness.js", "1,400 threads (200 waves of 7), package host"),
-      // (ratios are taken on the first call, as the SDK's own test makes it)
+      // (the first call grows the pool, as the SDK's own test makes it; the
+      // second call on the same host shows the warm pool)
       kind: "pool",
       script: "waves.js",
       reps: Q(3, 1),
       params: { lanes: 8, waves: Q(2000, 200), rounds: 16 },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
       metrics: [
         { key: "wallMs", stat: "value", label: "first call (pool grows): wall time", unit: "ms", better: "lower" },
         { key: "cpuMs", stat: "value", label: "first call: process CPU", unit: "ms", better: "lower" },
         { key: "warmWallMs", stat: "value", label: "second call (warm pool): wall time", unit: "ms", better: "lower" },
         { key: "warmCpuMs", stat: "value", label: "second call: process CPU", unit: "ms", better: "lower" },
+        { key: "warmMainCpuMs", stat: "value", label: "  of which the guest's main thread", unit: "ms", better: "lower" },
+        { key: "warmWorkerCpuMs", stat: "value", label: "  of which the pool workers", unit: "ms", better: "lower" },
+        { key: "warmWorkerSysMs", stat: "value", label: "  the workers' system (kernel) time, 10 ms ticks", unit: "ms", better: "lower", digits: 0 },
+        { key: "warmWorkerBlocksPerThread", stat: "value", label: "  workers' blocking waits per guest thread", unit: "", better: "lower" },
+        { key: "warmMainBlocksPerThread", stat: "value", label: "  main thread's blocking waits per guest thread", unit: "", better: "lower" },
       ],
       timeoutMs: 300000,
     },
     {
+      id: "waves-serial",
+      group: "4. Thread-wave guest",
+      title: Q("reference: the same guest work with lanes 1 (no thread spawned): the guest's own CPU", "reference: lanes 1, 200 waves"),
+      kind: "pool",
+      script: "waves.js",
+      reps: Q(3, 1),
+      single: true,
+      params: { lanes: 1, waves: Q(2000, 200), rounds: 16 },
+      metrics: [
+        { key: "cpuMs", stat: "value", label: "first call: CPU", unit: "ms", better: "lower" },
+        { key: "warmCpuMs", stat: "value", label: "second call: CPU", unit: "ms", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "waves-startup", skipInQuick: true,
+      group: "4. Thread-wave guest",
+      title: "one wave of 7 threads on a fresh host: the first call's fixed cost (7 workers started)",
+      kind: "pool",
+      script: "waves.js",
+      reps: 3,
+      params: { lanes: 8, waves: 1, rounds: 16, invokes: 1 },
+      variants: [WAVE_VARIANTS[0], WAVE_VARIANTS[1]],
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "call: wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "call: process CPU", unit: "ms", better: "lower" },
+      ],
+      timeoutMs: 60000,
+    },
+    {
       id: "waves-pool", skipInQuick: true,
       group: "4. Thread-wave guest",
-      title: Q("14,000 threads in one call, straight on the pool API, 7 pre-started workers", "1,400 threads, pool API, 7 workers"),
+      title: Q("14,000 threads in one call, straight on the pool API, 7 pre-started workers, fresh instance per thread", "1,400 threads, pool API, 7 workers"),
       kind: "pool",
       script: "waves-pool.js",
       reps: Q(4, 1),
@@ -135,15 +189,17 @@ export function buildPlan({ quick }) {
     {
       id: "waves-breakdown",
       group: "4. Thread-wave guest",
-      title: Q("the same, every thread stamped (per-thread breakdown; wall time not comparable)", "200 waves, stamped"),
+      title: Q("the same on 7 pre-started workers, every thread stamped (per-thread breakdown; wall time not comparable)", "200 waves, stamped"),
       kind: "pool",
       script: "waves-pool.js",
       reps: Q(2, 1),
       params: { lanes: 8, waves: Q(2000, 200), rounds: 16, breakdown: true },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
       metrics: [
         { key: "spawnUs", stat: "p50", label: "spawn() call p50", unit: "us", better: "lower" },
         { key: "wakeUs", stat: "p50", label: "spawn start -> runThread entry p50", unit: "us", better: "lower" },
-        { key: "instantiateUs", stat: "p50", label: "new WebAssembly.Instance p50", unit: "us", better: "lower" },
+        { key: "instantiateUs", stat: "p50", label: "instance for the thread p50", unit: "us", better: "lower" },
         { key: "guestUs", stat: "p50", label: "wasi_thread_start (guest work) p50", unit: "us", better: "lower" },
         { key: "finishUs", stat: "p50", label: "guest end -> slot left RUNNING p50", unit: "us", better: "lower" },
         { key: "spawnUs", stat: "p99", label: "spawn() call p99", unit: "us", better: "lower" },
@@ -230,6 +286,78 @@ export function buildPlan({ quick }) {
     metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
     timeoutMs: 60000,
   });
+  plan.push(
+    {
+      id: "peer-repeat",
+      group: "9. The peer: @emnapi/wasi-threads",
+      title: Q("reactor guest, one wave of 7 threads (+ the caller's lane) per call, 3,000 calls from the event loop, 7 workers preloaded", "reactor guest, 300 calls"),
+      kind: "pool",
+      script: "peer.js",
+      reps: Q(3, 1),
+      params: { mode: "repeat", threads: 7, work: 2000, calls: Q(3000, 300), warmup: Q(300, 50) },
+      variants: PEER_VARIANTS,
+      baseline: "emnapi",
+      metrics: [
+        { key: "callsPerSec", stat: "value", label: "calls/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerCall", stat: "value", label: "process CPU per call", unit: "us", better: "lower" },
+        { key: "workersCreated", stat: "value", label: "workers started in all", unit: "", better: "lower", digits: 0 },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "peer-blocked",
+      group: "9. The peer: @emnapi/wasi-threads",
+      title: Q("what the peer cannot run: 20 waves of 7 inside one blocked call (no event-loop turn between waves)", "5 waves in one blocked call"),
+      kind: "pool",
+      script: "peer.js",
+      reps: 1,
+      params: { mode: "one-blocked-call", threads: 7, work: 2000, waves: Q(20, 5) },
+      variants: [PEER_VARIANTS[0], PEER_VARIANTS[1]],
+      baseline: "emnapi",
+      metrics: [
+        { key: "workersPerThread", stat: "value", label: "workers started per thread (after the first 7)", unit: "", better: "lower" },
+        { key: "msPerWave", stat: "value", label: "time per wave (package: includes its 7 workers' start)", unit: "ms", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "peer-wave-guest",
+      group: "9. The peer: @emnapi/wasi-threads",
+      title: "what the peer cannot run: the thread-wave guest of guest/ (14,000 threads in one call; no malloc/free exports)",
+      kind: "pool",
+      script: "peer.js",
+      reps: 1,
+      params: { mode: "wave-guest" },
+      variants: [PEER_VARIANTS[0], PEER_VARIANTS[1]],
+      baseline: "emnapi",
+      metrics: [
+        { key: "ranOk", stat: "value", label: "ran to the right output (1) or failed (0)", unit: "", better: "higher", digits: 0 },
+        { key: "wallMs", stat: "value", label: "time to result or failure", unit: "ms", better: null },
+      ],
+      timeoutMs: 120000,
+    },
+  );
+  for (const [cpus, label] of [["0", "1 CPU"], ["0,1", "2 CPUs"]]) {
+    plan.push({
+      id: `pinned-${label.replace(/ .*/, "")}cpu`,
+      skipInQuick: true,
+      group: "10. A bigger machine on paper: pinned runs",
+      title: `the 14,000-thread call, child pinned to ${label} (taskset -c ${cpus})`,
+      kind: "pool",
+      script: "waves.js",
+      cpus,
+      reps: 2,
+      params: { lanes: 8, waves: 2000, rounds: 16 },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
+      metrics: [
+        { key: "warmWallMs", stat: "value", label: "second call (warm pool): wall time", unit: "ms", better: "lower" },
+        { key: "warmCpuMs", stat: "value", label: "second call: process CPU", unit: "ms", better: "lower" },
+        { key: "wallMs", stat: "value", label: "first call: wall time", unit: "ms", better: "lower" },
+      ],
+      timeoutMs: 300000,
+    });
+  }
   // The plain C reference: each configuration once per repetition.
   const cIters = Q(20000, 2000);
   const cGapIters = Q(4000, 300);

@@ -1,6 +1,7 @@
 // A pool worker of the waves-pool scenario: serves one slot; each guest
-// thread gets a fresh instance of the guest over the shared memory (as the
-// package's worker runtime does) and runs wasi_thread_start(tid, arg).
+// thread runs wasi_thread_start(tid, arg) on a fresh instance of the guest
+// over the shared memory (the SDK's policy, freshInstances) or on the
+// instance the worker's previous thread ran on (the package's default).
 // With stamps, runThread writes its entry, instantiated and guest-end times
 // (process.hrtime.bigint()) into the stamp table, indexed by tid.
 
@@ -8,7 +9,7 @@ import { parentPort, threadId, workerData } from "node:worker_threads";
 import { api } from "./api.js";
 import { K, ST_ENTRY, ST_GUEST_END, ST_INSTANTIATED } from "./wave-stamps.js";
 
-const { pool, slot, module, memory, stamps } = workerData;
+const { pool, slot, module, memory, stamps, freshInstances = true } = workerData;
 const hrnow = process.hrtime.bigint;
 
 let spawn = null; // a guest thread may spawn (nested mode); made on first use
@@ -24,17 +25,23 @@ const imports = {
   wasi_snapshot_preview1: { environ_sizes_get: () => 52, environ_get: () => 52 },
 };
 
+let kept = null;
+const instanceFor = freshInstances
+  ? () => new WebAssembly.Instance(module, imports)
+  : () => (kept ??= new WebAssembly.Instance(module, imports));
+if (!freshInstances) instanceFor(); // made before serving, as the package's probe
+
 const runThread = stamps
   ? (tid, arg) => {
       const at = tid * K;
       stamps[at + ST_ENTRY] = hrnow();
-      const instance = new WebAssembly.Instance(module, imports);
+      const instance = instanceFor();
       stamps[at + ST_INSTANTIATED] = hrnow();
       instance.exports.wasi_thread_start(tid, arg);
       stamps[at + ST_GUEST_END] = hrnow();
     }
   : (tid, arg) => {
-      new WebAssembly.Instance(module, imports).exports.wasi_thread_start(tid, arg);
+      instanceFor().exports.wasi_thread_start(tid, arg);
     };
 
 parentPort.postMessage("ready");

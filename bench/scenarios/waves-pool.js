@@ -26,7 +26,7 @@ import {
   EXPECTED_14K_OUTPUT_HEX, GUEST_MEMORY, environImports, readWaveGuest, readWaveResult, threadWaveEnv,
 } from "../../test/support/wave-guest.js";
 
-const { impl, lanes = 8, waves = 2000, rounds = 16, workers = lanes - 1, breakdown = false, spawnWaitMs } = params();
+const { impl, lanes = 8, waves = 2000, rounds = 16, workers = lanes - 1, breakdown = false, spawnWaitMs, freshInstances = true } = params();
 
 v8.setFlagsFromString("--no-liftoff"); // the Node 20 Liftoff hazard (FINDINGS)
 const module = new WebAssembly.Module(readWaveGuest({ build: false }));
@@ -40,7 +40,7 @@ const threads = [];
 for (let slot = 0; slot < workers; slot++) {
   api.armWasiThreadPoolSlot(pool, slot);
   threads.push(new Worker(new URL("../lib/wave-worker.js", import.meta.url), {
-    workerData: { pool, slot, module, memory, stamps },
+    workerData: { pool, slot, module, memory, stamps, freshInstances },
   }));
 }
 await Promise.all(threads.map((w) => once(w, "message")));
