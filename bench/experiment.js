@@ -65,6 +65,43 @@ const VARIANTS = {
       limit = WTP_PARK_SPIN_LIMIT;
     }`]],
   },
+  // The long spin only for a lone waiter: no other thread of the process is
+  // parked (a wave's other workers, a spawner). A wave's last finisher then
+  // leaves the CPU to the next wave; a single worker still spins long.
+  "lone-spin": {
+    defines: [],
+    patch: [
+      ["wtp_park.c", `static _Atomic int running;`, `static _Atomic int running;
+static _Atomic int parked_total; /* experiment */`],
+      ["wtp_park.c", `  if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`, `  if (busy < n - 1 && atomic_load_explicit(&parked_total, memory_order_relaxed) == 0) return WTP_PARK_IDLE_SPIN_LIMIT;`],
+      ["wtp_park.c", `  atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);`, `  atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&parked_total, 1, memory_order_relaxed);`],
+      ["wtp_park.c", `  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);`, `  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);`],
+    ],
+  },
+  // Counts the long spins' outcomes and prints them at exit (stderr).
+  "spin-stats": {
+    defines: [],
+    patch: [["wtp_park.c", `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+  return changed;`, `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+  if (limit > WTP_PARK_SPIN_LIMIT) {
+    if (!changed) atomic_fetch_add(&stat_long_out, 1);
+    else if (i >= WTP_PARK_SPIN_LIMIT) atomic_fetch_add(&stat_long_late, 1);
+    else atomic_fetch_add(&stat_long_early, 1);
+  } else if (limit > 0) {
+    atomic_fetch_add(changed ? &stat_short_hit : &stat_short_out, 1);
+  } else atomic_fetch_add(&stat_none, 1);
+  return changed;`], ["wtp_park.c", `/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`, `#include <stdio.h>
+#include <stdlib.h>
+static _Atomic long stat_long_out, stat_long_late, stat_long_early, stat_short_hit, stat_short_out, stat_none;
+static void stat_print(void) { fprintf(stderr, "SPINSTATS long: out %ld caught-late %ld caught-early %ld; short: hit %ld out %ld; none %ld\\n", (long)stat_long_out, (long)stat_long_late, (long)stat_long_early, (long)stat_short_hit, (long)stat_short_out, (long)stat_none); }
+__attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
+/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`], ["wtp_park.c", `  int changed = 0;
+  for (int i = 0; i < limit; i++) {`, `  int changed = 0;
+  int i;
+  for (i = 0; i < limit; i++) {`]],
+  },
   // scan(): a plain load first, the compare-exchange only on an IDLE slot.
   "tatas-scan": {
     defines: [],
@@ -144,6 +181,10 @@ function pick(result, [key, stat]) {
 }
 
 const addons = Object.fromEntries(variants.map((v) => [v, build(v)]));
+if (argv.includes("--build-only")) {
+  for (const [v, path] of Object.entries(addons)) console.log(`${v} ${path}`);
+  process.exit(0);
+}
 const machine = machineInfo(repoDir);
 const results = {};
 for (const sid of scenarios) {

@@ -53,7 +53,10 @@
  * change the word waits for one. How long it spins depends on who else
  * holds a CPU (choose_spin_limit): the other spinners and the guest
  * threads assigned and not yet finished, which wtp_spawn and wtp_serve
- * count. Neither count can see threads
+ * count, and whether any other thread of the process is parked (then the
+ * spin stays short: a wave's other workers are waiting to be woken for the
+ * next wave, and they need the CPU a long spin would hold). None of these
+ * counts can see threads
  * the pool does not know (the owner's guest thread, other processes), so
  * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT, about 60 us).
  */
@@ -116,6 +119,12 @@ static _Atomic int cpu_count = -1; /* online_cpus(), cached; as max_spinners */
  * uncounted; that only makes spinning rarer, never wrong. Like spinners a
  * heuristic input of spin(), ordering nothing: relaxed. */
 static _Atomic int running;
+/* Threads of this process inside __wtp_park past W1 and before W4: parked
+ * (or about to park) on any word. Incremented at W1, decremented at W4.
+ * A heuristic input of choose_spin_limit like running, ordering nothing:
+ * relaxed RMWs (never lose an update); a stale read only picks the other
+ * spin length once. */
+static _Atomic int parked_total;
 /* -1: WTP_PARK_SPIN_LIMIT. Written only by tests; relaxed (any value read
  * is a valid limit). */
 static _Atomic int spin_limit_override = -1;
@@ -199,8 +208,16 @@ void __wtp_park_set_spin_limit(int limit) {
 /* The spin limit for a waiter that holds a ticket, when others_spinning
  * other threads spin (see "Spinning" above and wtp_park.h):
  * - WTP_PARK_IDLE_SPIN_LIMIT while the spinners and the threads running
- *   guest code leave a CPU free besides the waker's: nobody is delayed by
- *   the spin, and a long one catches the next thread of a join loop;
+ *   guest code leave a CPU free besides the waker's, and no other thread of
+ *   the process is parked: nobody is delayed by the spin, and a long one
+ *   catches the next thread of a join loop. With other threads parked (a
+ *   wave's other workers, which the next wave's spawns wake first) the
+ *   next wave needs that CPU, and the long spin of the wave's last finisher
+ *   delayed it: measured on the 2-vCPU VM, interleaved, loaded machine
+ *   (bench/results/experiments-waves+throughput-1+throughput-2+throughput-4+handoff-hot.json),
+ *   the 14,000-thread call's second call took 108 ms wall / 105 ms CPU
+ *   with this rule against 611 / 191 with the long spin for any waiter;
+ *   2-worker throughput 94k/s against 46k/s;
  * - WTP_PARK_SPIN_LIMIT while at least two CPUs are left to the rest;
  * - no spin otherwise. */
 static int choose_spin_limit(int others_spinning) {
@@ -209,7 +226,9 @@ static int choose_spin_limit(int others_spinning) {
    * in a hostile buffer) counts as 0. */
   int assigned = atomic_load_explicit(&running, memory_order_relaxed);
   int busy = others_spinning + (assigned > 0 ? assigned : 0);
-  if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;
+  if (busy < n - 1 &&
+      atomic_load_explicit(&parked_total, memory_order_relaxed) == 0)
+    return WTP_PARK_IDLE_SPIN_LIMIT;
   if (others_spinning < n - 2) return WTP_PARK_SPIN_LIMIT;
   return 0;
 }
@@ -250,6 +269,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
   bucket_t* b = bucket_of(addr);
   /* W1 (see the top of the file). */
   atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);
+  atomic_fetch_add_explicit(&parked_total, 1, memory_order_relaxed);
 
   int result;
   for (;;) {
@@ -298,6 +318,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
   }
   /* W4: relaxed, see the top of the file. */
   atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);
   return result;
 }
 
