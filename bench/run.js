@@ -75,6 +75,11 @@ if (typeof opt("render") === "string") {
     rewriteJson: false,
   });
   for (const f of files) console.error(`bench: wrote ${relative(repoDir, f) || f}`);
+  if (file === join(repoDir, "docs", "benchmarks.json") && data.run.mode === "full" && data.run.complete) {
+    if (rewriteReadme(join(repoDir, "README.md"), renderReadmeHeadline({ results: data.results, machine: data.machine, runInfo: data.run }))) {
+      console.error("bench: rewrote the headline table of README.md");
+    }
+  }
   process.exit(0);
 }
 const quick = !!opt("quick");

@@ -53,10 +53,9 @@
  * change the word waits for one. How long it spins depends on who else
  * holds a CPU (choose_spin_limit): the other spinners and the guest
  * threads assigned and not yet finished, which wtp_spawn and wtp_serve
- * count, and whether any other thread of the process is parked (then the
- * spin stays short: a wave's other workers are waiting to be woken for the
- * next wave, and they need the CPU a long spin would hold). None of these
- * counts can see threads
+ * count, and the other threads of the process parked here (a wave's other
+ * workers, waiting to be woken for the next wave: they need the CPU a long
+ * spin would hold). None of these counts can see threads
  * the pool does not know (the owner's guest thread, other processes), so
  * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT, about 60 us).
  */
@@ -207,13 +206,14 @@ void __wtp_park_set_spin_limit(int limit) {
 
 /* The spin limit for a waiter that holds a ticket, when others_spinning
  * other threads spin (see "Spinning" above and wtp_park.h):
- * - WTP_PARK_IDLE_SPIN_LIMIT while the spinners and the threads running
- *   guest code leave a CPU free besides the waker's, and no other thread of
- *   the process is parked: nobody is delayed by the spin, and a long one
- *   catches the next thread of a join loop. With other threads parked (a
- *   wave's other workers, which the next wave's spawns wake first) the
- *   next wave needs that CPU, and the long spin of the wave's last finisher
- *   delayed it: measured on the 2-vCPU VM, interleaved, loaded machine
+ * - WTP_PARK_IDLE_SPIN_LIMIT while the spinners, the threads running guest
+ *   code and the other threads of the process parked in this file (which
+ *   the next wave's spawns wake first) leave a CPU free besides the
+ *   waker's: nobody is delayed by the spin, and a long one catches the next
+ *   thread of a join loop. Without counting the parked ones (on 2 CPUs: a
+ *   long spin for any waiter when nothing is assigned), a wave's last
+ *   finisher spun long and held the CPU the next wave's woken workers
+ *   needed: measured on the 2-vCPU VM, interleaved, loaded machine
  *   (bench/results/experiments-waves+throughput-1+throughput-2+throughput-4+handoff-hot.json),
  *   the 14,000-thread call's second call took 108 ms wall / 105 ms CPU
  *   with this rule against 611 / 191 with the long spin for any waiter;
@@ -226,9 +226,10 @@ static int choose_spin_limit(int others_spinning) {
    * in a hostile buffer) counts as 0. */
   int assigned = atomic_load_explicit(&running, memory_order_relaxed);
   int busy = others_spinning + (assigned > 0 ? assigned : 0);
-  if (busy < n - 1 &&
-      atomic_load_explicit(&parked_total, memory_order_relaxed) == 0)
-    return WTP_PARK_IDLE_SPIN_LIMIT;
+  /* The parked threads of the process count as CPU demand too: the next
+   * wave wakes them. (On 2 CPUs: a lone waiter only.) */
+  int parked = atomic_load_explicit(&parked_total, memory_order_relaxed);
+  if (busy + (parked > 0 ? parked : 0) < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;
   if (others_spinning < n - 2) return WTP_PARK_SPIN_LIMIT;
   return 0;
 }

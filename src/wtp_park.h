@@ -96,10 +96,9 @@ extern "C" {
 
 /* A long spin, for a waiter whose spin delays nobody: while the spinners
  * and the guest threads assigned and not yet finished (counted by wtp_spawn
- * and wtp_serve) leave a CPU free besides the one the waker needs, and no
- * other thread of the process is parked (a lone waiter: with others
- * parked, as a wave's other workers are, the next wave's first wakes need
- * that CPU). 2000 relaxes are about 60 us here: long
+ * and wtp_serve) and the other threads of the process parked here (the
+ * next wave's spawns wake them, and they need CPUs too) leave a CPU free
+ * besides the one the waker needs. On 2 CPUs: a lone waiter only. 2000 relaxes are about 60 us here: long
  * enough to catch the next thread of a join loop (it arrives 10-50 us after
  * the previous one finished) and the next wave's first spawn, short enough
  * that an idle worker parks within a tenth of a millisecond. */

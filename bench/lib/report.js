@@ -490,6 +490,11 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("");
   L.push("## Machine");
   L.push("");
+  if (machine.loadAverage[0] > machine.availableParallelism) {
+    L.push(`**Taken on a loaded machine**: load average ${machine.loadAverage[0]} on ${machine.availableParallelism} CPUs when the run started ` +
+      `(other work shared the CPUs); ratios from interleaved repetitions ("paired") are the figures to read, single medians swing.`);
+    L.push("");
+  }
   L.push(`- CPU: ${machine.cpuModel}, ${machine.cores} cores (available parallelism ${machine.availableParallelism}), ${machine.memoryGiB} GiB`);
   L.push(`- ${machine.platform}; Node ${machine.node}, V8 ${machine.v8}`);
   L.push(`- commit ${machine.commit ?? "?"}${machine.srcOrLibModified ? " (src/ or lib/ modified in the work tree)" : ""}; load average before ${machine.loadAverage.join(", ")}, after ${machine.loadAverageAfter?.join(", ") ?? "?"}`);
@@ -668,8 +673,10 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   const us = (v) => (Number.isFinite(v) ? `${f2(v)} µs` : "-");
   const per = (v) => (Number.isFinite(v) ? `${v >= 10000 ? `${(v / 1000).toFixed(1)}k` : Math.round(v)}/s` : "-");
   L.push(README_BEGIN);
+  const loaded = machine.loadAverage[0] > machine.availableParallelism;
   L.push(`From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
-    `${machine.availableParallelism} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; load average ${machine.loadAverage.join(", ")} before the run.`);
+    `${machine.availableParallelism} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; load average ${machine.loadAverage.join(", ")} before the run` +
+    (loaded ? " (**a loaded machine**: other work shared the CPUs)." : "."));
   L.push("");
   L.push("| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |");
   L.push("| --- | --- | --- | --- |");
