@@ -40,13 +40,13 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // What bounds each target and what would move it, by target key; the
 // measurements behind them are in bench/analysis.md. Shown only for a miss.
 const BOUNDS = {
-  hot: "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's (analysis, \"After the investigation\"); with that spin off the figure was 8.5-10 us.",
+  hot: "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's (analysis, \"After the investigation\"); with that spin off the figure was 8.5-10 us. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS's blocking handoff is as fast (analysis, \"The whole guest thread\").",
   hotC: "The C figure is a thread that never stops spinning, on a back-to-back ping-pong; the native figure includes the spawn's Node-API call and a JS callback. A parked handoff's C floor is the futex-only row.",
-  t1: "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2.",
+  t1: "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2. On a loaded machine the long spin does not pay (analysis, \"The whole guest thread\").",
   wavesFirst: "The first call also starts the pool's 7 workers (Node's worker bootstrap, module loading and the probe instance; the waves-startup row): a fixed cost of the first call that both configurations pay and instance reuse cannot touch. Without it (the second call) the ratio is the warm row's.",
   wavesWarm: "Bound by the guest's own work (the waves-serial row) and the join/wake of 8 threads on 2 CPUs.",
   hostCpu: "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
-  t2: "Bound by the wake-ups: with waves of 2 or 4 threads on 2 CPUs every thread needs the kernel to wake a parked worker and the joiner, which costs the same in C and in JS (FINDINGS: 43-44 us cross-CPU); the native core saves only its own protocol cost (spawn and take), a few us of the ~15-20 us per thread. See the pinned runs and analysis.",
+  t2: "Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread's worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, \"The whole guest thread\").",
   peer: "",
   idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
   shutdown: "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
@@ -115,7 +115,7 @@ export function evaluateTargets(results) {
       q,
       q <= want,
       `${fr(q)} (default ${f1(figure(results, W, "default", metric), 0)} ms, SDK config ${f1(figure(results, W, "sdk", metric), 0)} ms${vpairedText(results, W, "default", metric)})`,
-      `native + fresh ${fr(vratio(results, W, "native-fresh", metric))}, JS + reuse ${fr(vratio(results, W, "js-reuse", metric))}; the guest's own work (lanes 1): ${f1(figure(results, "waves-serial", "ref", metric), 0)} ms`,
+      `native + fresh ${fr(vratio(results, W, "native-fresh", metric))}, JS + reuse ${fr(vratio(results, W, "js-reuse", metric))}; the guest's own work (lanes 1): ${f1(figure(results, "waves-serial", "ref", "warmCpuMs:value"), 0)} ms CPU`,
     );
   }
   const hc = hostCpuPerThread(results, W, "default");
