@@ -15,6 +15,7 @@ import {
 } from "wasi-thread-pool";
 import * as pool from "wasi-thread-pool/pool";
 import * as host from "wasi-thread-pool/host";
+import * as runtime from "wasi-thread-pool/runtime";
 
 const wait: 250 = DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
 const retired: 5 = WASI_THREAD_POOL_SLOT.RETIRED;
@@ -84,6 +85,7 @@ async function main(wasmModule: WebAssembly.Module, memory: WebAssembly.Memory):
     browserWorkerType: "classic",
     implementation: "native",
     runtimeModule: "https://app.test/runtime.js",
+    freshInstances: true,
   });
   const tid: number = threads.threadSpawn(0);
   const report: WasiThreadSpawnReport = threads.spawnReport();
@@ -123,3 +125,15 @@ const threaded: boolean = host.isWasiThreadsModule(new WebAssembly.Module(new Ui
 new WasiThreadWorkerUnreachableError("x", new Error("y"));
 
 void [wait, retired, state, running, released, workers, impl, nativeError, of, resolved, main, anchor, base, probe, wait2, threaded];
+
+function instancePolicy(wasmModule: WebAssembly.Module, memory: WebAssembly.Memory): void {
+  const rt = runtime.createWasiThreadWorkerRuntime({ wasmModule, memory, freshInstances: false });
+  rt.runThread(1, 0);
+  const fresh: boolean = rt.freshInstances;
+  const runner = runtime.createThreadRunner(rt, { freshInstances: true });
+  runner.adopt(rt.instantiate());
+  runner.run(2, 0);
+  runner.discard();
+  void [fresh, runner.freshInstances];
+}
+void instancePolicy;
