@@ -59,25 +59,26 @@ async function phase(rounds, workerDataOf) {
   return times;
 }
 
-function check(times, what) {
+function check(t, times, what) {
   const p50 = percentile(times, 0.5);
   const p99 = percentile(times, 0.99);
   const detail = `${what}: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${times.length} (${times.map((t) => t.toFixed(0)).join(" ")})`;
+  t.diagnostic(detail);
   assert.ok(p99 < P99_BOUND_MS, detail);
 }
 
 describe("terminate() of a worker in a native wait", { skip: !IMPLEMENTATIONS.includes("native") }, () => {
-  it("serving a slot: p99 well under the slice, with the default spin and with a long one", async () => {
+  it("serving a slot: p99 well under the slice, with the default spin and with a long one", async (t) => {
     const rounds = 24;
     const pool = createPool("native", { capacity: 2 * rounds });
     native.binding.internal.setSpinLimit(-1);
-    check(await phase(rounds, (i) => ({ role: "serve", pool, slot: i })), "default spin");
+    check(t, await phase(rounds, (i) => ({ role: "serve", pool, slot: i })), "default spin");
     native.binding.internal.setSpinLimit(LONG_SPIN);
-    check(await phase(rounds / 2, (i) => ({ role: "serve", pool, slot: rounds + i })), "long spin");
+    check(t, await phase(rounds / 2, (i) => ({ role: "serve", pool, slot: rounds + i })), "long spin");
     native.binding.internal.setSpinLimit(-1);
   });
 
-  it("blocked in a spawn on a busy pool: p99 well under the slice, with the default spin and with a long one", async () => {
+  it("blocked in a spawn on a busy pool: p99 well under the slice, with the default spin and with a long one", async (t) => {
     const pool = createPool("native", { capacity: 1, spawnWaitMs: 60000 });
     api.openWasiThreadPoolSlots(pool, 1);
     api.armWasiThreadPoolSlot(pool, 0);
@@ -85,9 +86,9 @@ describe("terminate() of a worker in a native wait", { skip: !IMPLEMENTATIONS.in
     assert.ok(api.createWasiThreadPoolSpawn(pool, { owner: true })(0).tid > 0);
     const rounds = 16;
     native.binding.internal.setSpinLimit(-1);
-    check(await phase(rounds, () => ({ role: "spawn-block", pool })), "default spin");
+    check(t, await phase(rounds, () => ({ role: "spawn-block", pool })), "default spin");
     native.binding.internal.setSpinLimit(LONG_SPIN);
-    check(await phase(rounds / 2, () => ({ role: "spawn-block", pool })), "long spin");
+    check(t, await phase(rounds / 2, () => ({ role: "spawn-block", pool })), "long spin");
     native.binding.internal.setSpinLimit(-1);
   });
 });
