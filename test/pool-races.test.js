@@ -167,7 +167,11 @@ for (const impl of IMPLEMENTATIONS) {
       for (let slot = 0; slot < slots; slot++) {
         assert.equal(stateOf(pool, slot), SLOT.RETIRED, `slot ${slot} of ${slots}`);
       }
-      assert.equal(Atomics.load(grows, 0), done.spawned);
+      // Every successful spawn grew its slot; at most one more grow, for the
+      // reservation in flight during the close whose slot the closer then
+      // retired (its spawn declined "terminated" and its worker would end).
+      const extra = Atomics.load(grows, 0) - done.spawned;
+      assert.ok(extra === 0 || extra === 1, `${extra} grows beyond the spawns`);
       assert.equal(await worker.exited, 0);
     });
   });
