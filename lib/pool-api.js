@@ -44,11 +44,11 @@ export function createPoolApi({ native = null, env = null } = {}) {
 
   // One addon handle per typed array and thread: a handle caches the data
   // pointer so that calls skip the typed-array inspection. The handle holds
-  // no reference to the typed array (a WeakMap value that kept its own key
-  // alive through a native reference would never be collected); instead
-  // every call passes the typed array as its last argument, which keeps the
-  // buffer alive for the call's duration, and a spawner holds its own
-  // reference.
+  // a reference to the SharedArrayBuffer, so the words it points into live as
+  // long as it does; not to the typed array (a WeakMap value that kept its
+  // own key alive through a native reference would never be collected). A
+  // spawner references the buffer too. Calls still pass the typed array as
+  // their last argument (src/binding.c, "Handles").
   const handles = new WeakMap();
   function handleOf(control) {
     let handle = handles.get(control);
