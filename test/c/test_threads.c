@@ -396,6 +396,87 @@ static void test_nudge(void) {
   end_world(w, -1);
 }
 
+/* ---- closing races growth (wtp.h, "Closing a pool") -------------------- */
+
+/* Growing spawners on several threads race wtp_pool_close. A spawn that
+ * starts after close has returned must decline "terminated" and grow
+ * nothing, and once everything has stopped every slot in service must be
+ * RETIRED (a reservation the closer missed is retired by its grower). The
+ * slots are never served: each success takes a fresh slot, so the spawners
+ * keep growing right up to the close. Run under TSan as well. */
+typedef struct close_race {
+  wtp_pool_t pool;
+  atomic_int closed_returned;
+  atomic_int grows_after;
+  atomic_int late_success;
+  atomic_int spawned;
+} close_race_t;
+
+static _Thread_local close_race_t* race_tls;
+static _Thread_local int race_after;
+
+static int race_grow(void* ctx, uint32_t slot) {
+  (void)ctx;
+  (void)slot;
+  if (race_after) atomic_fetch_add(&race_tls->grows_after, 1);
+  return 0;
+}
+
+static void* race_spawner(void* p) {
+  close_race_t* r = p;
+  race_tls = r;
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, &r->pool, 0, 0);
+  sp.grow = race_grow;
+  for (;;) {
+    race_after = atomic_load(&r->closed_returned);
+    wtp_spawn_result_t res = wtp_spawn(&sp, 1);
+    if (res.reason == WTP_REASON_NONE) {
+      atomic_fetch_add(&r->spawned, 1);
+      if (race_after) atomic_fetch_add(&r->late_success, 1);
+    } else if (res.reason == WTP_REASON_TERMINATED) {
+      if (race_after) break;
+    } else if (res.reason == WTP_REASON_POOL_EXHAUSTED && race_after) {
+      break; /* capacity reached before the close: nothing left to race */
+    }
+  }
+  return NULL;
+}
+
+static void test_close_races_growth(void) {
+  enum { CAP = 4096, THREADS = 3 };
+#ifdef WTP_SLOW_SANITIZER
+  int rounds = 5;
+#else
+  int rounds = 40;
+#endif
+  for (int round = 0; round < rounds; round++) {
+    size_t nwords = WTP_HEADER_WORDS + (size_t)WTP_SLOT_WORDS * CAP;
+    int32_t* words = calloc(nwords, sizeof(int32_t));
+    CHECK(words != NULL);
+    close_race_t r;
+    CHECK_EQ(wtp_pool_init(&r.pool, words, nwords), WTP_OK);
+    CHECK_EQ(wtp_pool_format(&r.pool, CAP, WTP_IMPL_NATIVE), WTP_OK);
+    atomic_init(&r.closed_returned, 0);
+    atomic_init(&r.grows_after, 0);
+    atomic_init(&r.late_success, 0);
+    atomic_init(&r.spawned, 0);
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++)
+      CHECK_EQ(pthread_create(&th[i], NULL, race_spawner, &r), 0);
+    /* Let them grow a little (a different amount each round). */
+    while (atomic_load(&r.spawned) < 20 + round * 10) sleep_ms(0);
+    wtp_pool_close(&r.pool);
+    atomic_store(&r.closed_returned, 1);
+    for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+    CHECK_EQ(atomic_load(&r.late_success), 0);
+    CHECK_EQ(atomic_load(&r.grows_after), 0);
+    uint32_t slots = wtp_pool_slots(&r.pool);
+    for (uint32_t i = 0; i < slots; i++) CHECK_EQ(slot_state(&r.pool, i), WTP_RETIRED);
+    free(words);
+  }
+}
+
 /* Large stress, plain build only. */
 static void test_stress(void) {
   int per = 20000;
@@ -459,6 +540,7 @@ int main(int argc, char** argv) {
   RUN(test_retire_ends_serve);
   RUN(test_interrupt);
   RUN(test_nudge);
+  RUN(test_close_races_growth);
   if (stress) RUN(test_stress);
   RUN(test_handoff_timing);
   return harness_summary("test_threads");
