@@ -11,8 +11,10 @@
 // it is retired.
 //
 // One deliberate difference from the SDK: after terminateAll(), every spawn is
-// declined with reason "terminated". The SDK's Node host would quietly grow
-// new workers into the retired pool (docs/runtime.md).
+// declined with reason "terminated", from any thread: terminateAll closes the
+// pool (terminateWasiThreadPool), whose closed bit every spawner reads. The
+// SDK's Node host would quietly grow new workers into the retired pool
+// (docs/runtime.md).
 
 import { Worker } from "node:worker_threads";
 import { createSpawnLedger } from "./host-ledger.js";
@@ -23,6 +25,7 @@ import {
   createWasiThreadPoolSpawn,
   readWasiThreadPoolReport,
   retireWasiThreadPoolSlot,
+  terminateWasiThreadPool,
   wasiThreadPoolLastTid,
   wasiThreadPoolRunningTid,
   wasiThreadPoolSlotState,
@@ -207,13 +210,11 @@ export async function createNodeWasiThreadHost(options) {
       settleTimer = null;
     }
     foreign.clear();
-    // Retiring ends every serve loop (also those of workers started by guest
-    // threads, which this thread cannot terminate). Re-read the slot count:
-    // a guest thread may have grown the pool meanwhile.
-    let retired = 0;
-    for (let slots = report().slots; retired < slots; slots = report().slots) {
-      for (; retired < slots; retired++) retireWasiThreadPoolSlot(pool, retired);
-    }
+    // Closing the pool retires every slot, which ends every serve loop (also
+    // those of workers started by guest threads, which this thread cannot
+    // terminate), and makes every later spawn on any thread decline
+    // "terminated" before it can grow a worker (src/wtp.h, "Closing a pool").
+    terminateWasiThreadPool(pool);
     const list = [...workers.values()];
     workers.clear();
     await Promise.all(

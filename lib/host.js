@@ -16,6 +16,7 @@ import {
   releaseWasiThreadPoolSlotIfRunning,
   resolveSpawnWaitMs,
   retireWasiThreadPoolSlot,
+  terminateWasiThreadPool,
   wasiThreadPoolRunningTid,
   wasiThreadPoolSlotState,
   WASI_THREAD_POOL_SLOT,
@@ -411,9 +412,9 @@ async function createBrowserHost(opts) {
     async terminateAll() {
       poolDisabled = true;
       disabledReason = "terminated";
-      if (pool) {
-        for (let slot = 0; slot < slotWorkers.length; slot++) retireWasiThreadPoolSlot(pool, slot);
-      }
+      // Closing retires every slot and makes every later spawn, guest threads'
+      // on the workers included, decline "terminated" (lib/pool-js.js).
+      if (pool) terminateWasiThreadPool(pool);
       poolWorkers.forEach(terminateQuietly);
       poolWorkers = [];
     },

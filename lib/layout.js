@@ -43,6 +43,10 @@ export const GROW_AFTER_MS = 2;
 // Values of the H_IMPL word: which wait mechanism the pool uses.
 export const IMPL_JS = 0;
 export const IMPL_NATIVE = 0x7774706e;
+// Bit 31 of H_IMPL: set (never cleared) when the pool is closed by
+// terminateWasiThreadPool; bits 0-30 are the mechanism tag.
+export const IMPL_CLOSED = -0x80000000;
+export const IMPL_MASK = 0x7fffffff;
 
 // Decline reasons by the core's numbering (wtp_reason_t); index 0 is success.
 export const REASONS = Object.freeze([
@@ -52,6 +56,7 @@ export const REASONS = Object.freeze([
   "tid-exhausted",
   "dispatch-failed",
   "interrupted",
+  "terminated",
 ]);
 
 // Slots a control array of `length` words can hold: the only trusted bound.

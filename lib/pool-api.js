@@ -16,6 +16,7 @@ import {
   H_IMPL,
   HEADER_WORDS,
   IMPL_JS,
+  IMPL_MASK,
   IMPL_NATIVE,
   REASONS,
   SLOT_WORDS,
@@ -43,11 +44,11 @@ export function createPoolApi({ native = null, env = null } = {}) {
 
   // One addon handle per typed array and thread: a handle caches the data
   // pointer so that calls skip the typed-array inspection. The handle holds
-  // no reference to the typed array (a WeakMap value that kept its own key
-  // alive through a native reference would never be collected); instead
-  // every call passes the typed array as its last argument, which keeps the
-  // buffer alive for the call's duration, and a spawner holds its own
-  // reference.
+  // a reference to the SharedArrayBuffer, so the words it points into live as
+  // long as it does; not to the typed array (a WeakMap value that kept its
+  // own key alive through a native reference would never be collected). A
+  // spawner references the buffer too. Calls still pass the typed array as
+  // their last argument (src/binding.c, "Handles").
   const handles = new WeakMap();
   function handleOf(control) {
     let handle = handles.get(control);
@@ -68,14 +69,15 @@ export function createPoolApi({ native = null, env = null } = {}) {
 
   // true for a native pool, false for a JS one; throws for an unknown tag.
   function isNative(control) {
-    const tag = control[H_IMPL];
+    // Bit 31 is the "closed" flag (terminateWasiThreadPool), not the tag.
+    const tag = control[H_IMPL] & IMPL_MASK;
     if (tag === IMPL_NATIVE) {
       if (addon === null) throw nativeUnavailable();
       return true;
     }
     if (tag === IMPL_JS) return false;
     throw new Error(
-      `wasi-thread-pool: pool.control word ${H_IMPL} holds ${tag}, which names no wait mechanism; the pool header was overwritten.`,
+      `wasi-thread-pool: pool.control word ${H_IMPL} holds ${control[H_IMPL]}, which names no wait mechanism; the pool header was overwritten.`,
     );
   }
 
@@ -213,6 +215,19 @@ export function createPoolApi({ native = null, env = null } = {}) {
     return isNative(control) ? addon.report(handleOf(control), control) : twin.readWasiThreadPoolReport(pool);
   }
 
+  // Closes the pool (this package's addition, for terminateAll): every later
+  // spawn from any thread declines "terminated"; every slot in service is
+  // retired. See src/wtp.h, "Closing a pool".
+  function terminateWasiThreadPool(pool) {
+    const control = checkPool(pool);
+    return isNative(control) ? addon.close(handleOf(control), control) : twin.terminateWasiThreadPool(pool);
+  }
+
+  function wasiThreadPoolTerminated(pool) {
+    const control = checkPool(pool);
+    return isNative(control) ? addon.closed(handleOf(control), control) : twin.wasiThreadPoolTerminated(pool);
+  }
+
   function createWasiThreadPoolSpawn(pool, options) {
     const control = checkPool(pool);
     const spawnWaitMs = checkPoolSpawnWaitMs(pool);
@@ -230,7 +245,9 @@ export function createPoolApi({ native = null, env = null } = {}) {
     // closure keeps the original for the duration of the call.
     let currentStartArg;
     const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
-    const out = new Int32Array(1);
+    // Over a SharedArrayBuffer, which can never be detached: the addon keeps
+    // a pointer to it (and a reference to the buffer) for the spawner's life.
+    const out = new Int32Array(new SharedArrayBuffer(4));
     const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, native.threadId, control);
     const spawn = addon.spawn;
     return function spawnWasiThread(startArg) {
@@ -261,6 +278,8 @@ export function createPoolApi({ native = null, env = null } = {}) {
     serveWasiThreadPoolSlot,
     readWasiThreadPoolReport,
     createWasiThreadPoolSpawn,
+    terminateWasiThreadPool,
+    wasiThreadPoolTerminated,
     getWasiThreadPoolImplementation,
     wasiThreadPoolImplementationOf,
   };

@@ -14,8 +14,8 @@
 // is "tid-exhausted". Nothing here indexes outside the buffer or loops forever
 // on a corrupted word.
 //
-// Two deliberate refinements over the SDK, made identically by the native
-// core, are marked "Refinement" below.
+// Deliberate refinements over the SDK, made identically by the native core,
+// are marked "Refinement" below (docs/api.md lists them).
 
 import {
   DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
@@ -29,6 +29,7 @@ import {
   H_SLOTS,
   H_SPAWNED,
   H_WAITED,
+  IMPL_CLOSED,
   IMPL_JS,
   MAX_TID,
   S_ARG,
@@ -41,12 +42,13 @@ import {
   slotBase,
 } from "./layout.js";
 
-const { IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
+const { PENDING, IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
 
 const POOL_EXHAUSTED = "pool-exhausted";
 const WORKER_CREATE_FAILED = "worker-create-failed";
 const TID_EXHAUSTED = "tid-exhausted";
 const DISPATCH_FAILED = "dispatch-failed";
+const TERMINATED = "terminated";
 
 const monotonicNow =
   typeof performance !== "undefined" && typeof performance.now === "function"
@@ -92,6 +94,36 @@ export function formatWasiThreadPool(control, capacity) {
   control[H_NEXT_TID] = 1;
   control[H_CAPACITY] = capacity;
   control[H_IMPL] = IMPL_JS;
+}
+
+// Refinement (not in the SDK): closing a pool for terminateAll. Sets the
+// closed bit of H_IMPL, then retires every slot in service, re-reading
+// H_SLOTS until it stops moving. Every spawn on any thread reads the bit
+// first and declines "terminated"; a growing spawner reads it after its CAS
+// on H_SLOTS and its claim of the new slot (the Dekker pairing of src/wtp.h,
+// "Closing a pool"), so no slot is assigned and no worker is grown once this
+// has returned. Returns the number of slots retired.
+export function terminateWasiThreadPool(pool) {
+  const control = pool.control;
+  Atomics.or(control, H_IMPL, IMPL_CLOSED);
+  const capacity = capacityOf(control);
+  let done = 0;
+  for (;;) {
+    const slots = slotsOf(control, capacity);
+    if (done >= slots) break;
+    for (; done < slots; done++) setState(control, done, RETIRED);
+  }
+  // Wake every spawner even with no slot in service.
+  bumpGeneration(control);
+  return done;
+}
+
+export function wasiThreadPoolTerminated(pool) {
+  return isClosed(pool.control);
+}
+
+function isClosed(control) {
+  return (Atomics.load(control, H_IMPL) & IMPL_CLOSED) !== 0;
 }
 
 export function openWasiThreadPoolSlots(pool, count) {
@@ -237,6 +269,20 @@ export function readWasiThreadPoolReport(pool) {
 // Spawn (SDK-CONTRACT 1.5). One closure per thread: it keeps the capacity read
 // once, the no-second-wait generation (starvedAt) and canBlock.
 
+// Refinement: H_NEXT_TID is sticky at exhaustion. The SDK's Atomics.add
+// keeps counting on every "tid-exhausted" attempt and wraps after 2^32 of
+// them, handing tid 1 out again; here the word moves t -> t+1 only while t is
+// a valid tid (1..MAX_TID), so once it passes MAX_TID it stays. Returns t.
+function nextTid(control) {
+  let t = Atomics.load(control, H_NEXT_TID);
+  for (;;) {
+    if (t < 1 || t > MAX_TID) return t;
+    const seen = Atomics.compareExchange(control, H_NEXT_TID, t, t + 1);
+    if (seen === t) return t;
+    t = seen;
+  }
+}
+
 export function createWasiThreadPoolSpawn(
   pool,
   { owner = false, grow = null, dispatchMessage = null } = {},
@@ -251,8 +297,12 @@ export function createWasiThreadPoolSpawn(
   // Claimable, non-retired slots the last scan saw. Read right after the
   // scan that sets it, before any callback can run another scan.
   let live = 0;
+  // The claimed slot's message-dispatch bit, read once right after the claim
+  // (refinement: the SDK reads S_FLAGS again after the assignment, so a
+  // write in between changed the path). Set by scan() and claim().
+  let dispatch = false;
 
-  // Claims an IDLE slot; sets `live`. Returns the slot or -1.
+  // Claims an IDLE slot; sets `live` and `dispatch`. Returns the slot or -1.
   function scan() {
     const slots = slotsOf(control, capacity);
     let seen = 0;
@@ -263,6 +313,16 @@ export function createWasiThreadPoolSpawn(
         continue;
       }
       if (Atomics.compareExchange(control, base + S_STATE, IDLE, CLAIMED) === IDLE) {
+        dispatch = (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0;
+        if (!owner && dispatch) {
+          // Refinement: armed as message-dispatch between the flag check and
+          // the CAS. Give it back (the owner may be waiting for it).
+          if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, IDLE) === CLAIMED) {
+            bumpGeneration(control);
+          }
+          seen++;
+          continue;
+        }
         live = seen + 1;
         return slot;
       }
@@ -281,24 +341,44 @@ export function createWasiThreadPoolSpawn(
     return n >= 0 && n < capacity;
   }
 
-  // Reserves slot H_SLOTS by CAS, as CLAIMED. -1 when there is no room.
+  // Reserves slot H_SLOTS by CAS and claims it PENDING -> CLAIMED by CAS.
+  // -1 when there is no room or the reserved slot was not PENDING (look
+  // again), -2 when the pool is closed.
   function reserve() {
     for (;;) {
       const n = Atomics.load(control, H_SLOTS);
       if (n < 0 || n >= capacity) return -1;
       if (Atomics.compareExchange(control, H_SLOTS, n, n + 1) === n) {
-        Atomics.store(control, slotBase(n) + S_STATE, CLAIMED);
+        // Refinement: a CAS, not the SDK's store, so that a retire of slot
+        // n landing since the reservation (terminateWasiThreadPool saw the
+        // new H_SLOTS) stays.
+        if (Atomics.compareExchange(control, slotBase(n) + S_STATE, PENDING, CLAIMED) !== PENDING) {
+          return isClosed(control) ? -2 : -1;
+        }
+        // The grower's read of the pairing with terminateWasiThreadPool: if
+        // it misses the closed bit, the closer sees H_SLOTS > n and retires
+        // slot n itself.
+        if (isClosed(control)) {
+          setState(control, n, RETIRED);
+          return -2;
+        }
         return n;
       }
     }
   }
 
   // Starts a worker for a new slot. Returns the slot, or -1 with
-  // attempt.reason set ("worker-create-failed") or left null (another thread
-  // took the room).
+  // attempt.reason set ("worker-create-failed", "terminated") or left null
+  // (another thread took the room).
   function growOne(attempt) {
     const slot = reserve();
+    if (slot === -2) {
+      attempt.reason = TERMINATED;
+      return -1;
+    }
     if (slot < 0) return -1;
+    // Never armed: worker-served, whatever grow() writes into its flags.
+    dispatch = false;
     try {
       grow(slot);
     } catch {
@@ -322,6 +402,11 @@ export function createWasiThreadPoolSpawn(
     }
     for (;;) {
       const generation = Atomics.load(control, H_GENERATION);
+      // Closed while this spawn waited or looked again.
+      if (isClosed(control)) {
+        attempt.reason = TERMINATED;
+        return -1;
+      }
       const slot = scan();
       if (slot >= 0) return slot;
       const room = hasRoom();
@@ -367,6 +452,9 @@ export function createWasiThreadPoolSpawn(
   }
 
   return function spawn(startArg) {
+    // Refinement: a closed pool (terminateWasiThreadPool, on any thread)
+    // declines every spawn, before any slot is touched.
+    if (isClosed(control)) return decline(TERMINATED);
     let slot = scan();
     let attempt = null; // made only on the slow path
     let tid = 0;
@@ -379,7 +467,7 @@ export function createWasiThreadPoolSpawn(
       }
       base = slotBase(slot);
       if (tid === 0) {
-        tid = Atomics.add(control, H_NEXT_TID, 1);
+        tid = nextTid(control);
         // Beyond MAX_TID (or a wrapped or zeroed counter): no tid to give.
         if (tid > MAX_TID || tid < 1) {
           // Back to IDLE as the SDK does, but by CAS (see the refinement
@@ -403,7 +491,8 @@ export function createWasiThreadPoolSpawn(
       Atomics.compareExchange(control, base + S_TID, tid, lastTid);
       slot = scan();
     }
-    if ((Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
+    // The flag as read at the claim, not re-read (see `dispatch`).
+    if (dispatch) {
       try {
         dispatchMessage(slot, tid, startArg);
       } catch {

@@ -21,6 +21,8 @@ export const {
   serveWasiThreadPoolSlot,
   readWasiThreadPoolReport,
   createWasiThreadPoolSpawn,
+  terminateWasiThreadPool,
+  wasiThreadPoolTerminated,
   getWasiThreadPoolImplementation,
   wasiThreadPoolImplementationOf,
 } = createPoolApi({ native: null, env: null });

@@ -23,6 +23,8 @@ export const {
   serveWasiThreadPoolSlot,
   readWasiThreadPoolReport,
   createWasiThreadPoolSpawn,
+  terminateWasiThreadPool,
+  wasiThreadPoolTerminated,
   getWasiThreadPoolImplementation,
   wasiThreadPoolImplementationOf,
 } = createPoolApi({ native, env: process.env });

@@ -8,7 +8,7 @@
 # addon's) would be reported; ASan still checks every access of the addon.
 # The shutdown suite is left out: its bounds are timing under test, and a
 # preloaded ASan runtime slows worker start-up and teardown several times over
-# (about 0.9 s for 64 workers, JS pool included).
+# (about 0.9 s for 64 workers, JS pool included); so is test/interrupt-latency.test.js.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +25,5 @@ export WASI_THREAD_POOL_ADDON="$PWD/$out/wasi_thread_pool.node"
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-node --test --test-concurrency=1 test/protocol.test.js test/protocol-threads.test.js test/bad-input.test.js test/layout.test.js
+node --test --test-concurrency=1 test/protocol.test.js test/protocol-threads.test.js test/bad-input.test.js test/layout.test.js \
+  test/pool-races.test.js test/binding-lifetime.test.js

@@ -12,17 +12,21 @@
  * typed array), so a hot call costs one external unwrap instead of a
  * typed-array inspection.
  *
- * Lifetime: a pool handle holds no reference to the typed array. A native
- * reference from the WeakMap's value to its own key would keep both alive for
- * the life of the thread (V8 cannot see through it). Instead every call takes
- * the typed array as its last argument; an argument stays alive until the
- * call returns, so the words do too. A spawner outlives any one call, so it
- * holds a strong reference to the typed array itself (it is not cached in
- * the WeakMap, so that makes no cycle).
+ * Lifetime: a pool handle holds a strong reference to the SharedArrayBuffer
+ * under the typed array, so the words it points into live as long as the
+ * handle, whatever JavaScript passes (a serve call lasts a worker's life).
+ * Not to the typed array: that is the WeakMap's key, and a native reference
+ * from the WeakMap's value to its own key would keep both alive for the life
+ * of the thread (V8 cannot see through it); the buffer does not reference
+ * the typed array, so referencing it makes no cycle. (Calls still take the
+ * typed array as their last argument; C does not rely on it.)
  *
  * A spawner external holds one wtp_spawner_t (the SDK's per-thread spawn
- * closure) and references to its callbacks, its result array and the typed
- * array.
+ * closure), a reference to the pool's SharedArrayBuffer, and its result
+ * array: an Int32Array(1) that must be over a SharedArrayBuffer (referenced
+ * too), because a SharedArrayBuffer can never be detached, so the pointer
+ * to it the spawner keeps is valid for the spawner's life. (An ArrayBuffer
+ * can be transferred away, which would leave the pointer dangling.)
  *
  * ## Leaving a native wait
  *
@@ -47,6 +51,9 @@
  * environment). That call costs about 15 us on a cold core, so it is made
  * only at a slice end (every WTP_PARK_SLICE_MS), never after a wake.
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NOLOAD */
+#endif
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -60,6 +67,18 @@
 
 #include "wtp.h"
 #include "wtp_park.h"
+
+#if defined(_WIN32)
+#include <windows.h>
+#include <psapi.h>
+#else
+#include <dlfcn.h>
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#elif defined(__linux__) || defined(__FreeBSD__)
+#include <link.h>
+#endif
+#endif
 
 /* ## Errors
  *
@@ -114,8 +133,16 @@ static const napi_type_tag spawner_tag = {0x3e7d90b1c52f4a86ULL,
 /* A word a thread may park on for long, registered with the thread's id so
  * that interruptThread/interruptAll can stop and wake it (see "Interrupting
  * native waits" below). */
+typedef enum parked_kind {
+  PARKED_SLOT,       /* a serve loop's slot state word */
+  PARKED_GENERATION  /* a spawner's H_GENERATION */
+} parked_kind_t;
+
 typedef struct parked_word {
-  int32_t* word;
+  wtp_pool_t pool;   /* the pool the word belongs to (kept alive by the
+                        registrant: see registry_add) */
+  uint32_t slot;     /* PARKED_SLOT: the slot */
+  parked_kind_t kind;
   int32_t thread_id;
   atomic_int stop;
   struct parked_word* prev;
@@ -123,21 +150,24 @@ typedef struct parked_word {
 } parked_word_t;
 
 typedef struct pool_handle {
-  wtp_pool_t pool; /* valid while the typed array lives: see "Handles" */
+  wtp_pool_t pool;
+  napi_ref buffer_ref; /* the SharedArrayBuffer: keeps the words alive */
 } pool_handle_t;
 
 typedef struct spawner_handle {
   wtp_spawner_t core;
   napi_env env;
-  napi_ref control_ref;  /* the Int32Array: keeps the words alive */
+  napi_ref control_ref;  /* the pool's SharedArrayBuffer: keeps the words
+                            alive */
   /* grow and dispatchMessage of the spawn call under way: arguments of
    * that call, valid only during it. The spawner keeps no reference to
    * them: they close over the JS host that holds the spawner, and a native
    * reference would make that cycle uncollectable. */
   napi_value call_grow;
   napi_value call_dispatch;
-  napi_ref out_ref;      /* Int32Array(1) receiving the slot of a spawn */
-  int32_t* out;
+  napi_ref out_ref;      /* the SharedArrayBuffer under out */
+  int32_t* out;          /* Int32Array(1) over a SharedArrayBuffer (never
+                            detachable) receiving the slot of a spawn */
   parked_word_t parked;  /* the generation word, registered while alive */
 } spawner_handle_t;
 
@@ -151,9 +181,19 @@ typedef struct spawner_handle {
  * threadId). Guarded by registry_lock; a serve call registers once for a
  * worker's life, a spawner once at creation: never per thread run or per
  * spawn. entry->stop is 0 until interruptThread or interruptAll marks the
- * entry, then 1 for good; release store under the lock, acquire load by the
- * waiter's interrupted(), followed by an unpark of the word, so that a
- * waiter that misses the store is woken and polls again. */
+ * entry, then 1 for good.
+ *
+ * No lost interrupt (wtp_park.c, "Stopping a waiter"): registry_stop stores
+ * entry->stop (seq_cst, S1), then changes the word the waiter parks on with
+ * a seq_cst write its caller tolerates (K1: a serve loop's slot is retired,
+ * which the loop would do itself once interrupted, refinement (b) of
+ * wtp_pool.c; a spawner's generation is bumped, which only makes spawners
+ * rescan), then unparks it (K2, K3). The waiter reads entry->stop seq_cst
+ * in interrupted(ctx, 0) on entry to a park and after announcing itself
+ * (W2'). A waiter that misses S1 sees the word change (while spinning, at
+ * W2, or in the kernel's own check) or is woken, so it never sleeps to the
+ * slice end; its next park sees S1 at once. interrupt_all is stored
+ * seq_cst before the same marking of every entry. */
 static atomic_int interrupt_all = 0;
 
 static uv_once_t registry_once = UV_ONCE_INIT;
@@ -164,8 +204,17 @@ static void registry_init(void) {
   if (uv_mutex_init(&registry_lock) != 0) abort();
 }
 
-static void registry_add(parked_word_t* e, int32_t* word, int32_t thread_id) {
-  e->word = word;
+/* The registrant keeps the pool's words alive until registry_remove: a serve
+ * call holds its pool handle (and so the SharedArrayBuffer) as an argument
+ * for its whole duration, a spawner holds a reference to the buffer until
+ * its finalizer, which unregisters first. registry_stop writes the words
+ * only under registry_lock, so never after registry_remove. */
+static void registry_add(parked_word_t* e, const wtp_pool_t* pool,
+                         parked_kind_t kind, uint32_t slot,
+                         int32_t thread_id) {
+  e->pool = *pool;
+  e->kind = kind;
+  e->slot = slot;
   e->thread_id = thread_id;
   atomic_init(&e->stop, 0);
   uv_once(&registry_once, registry_init);
@@ -192,9 +241,12 @@ static void registry_stop(bool all, int32_t thread_id) {
   uv_mutex_lock(&registry_lock);
   for (parked_word_t* e = parked_words; e != NULL; e = e->next) {
     if (!all && e->thread_id != thread_id) continue;
-    /* release: pairs with the acquire load in interrupted(). */
-    atomic_store_explicit(&e->stop, 1, memory_order_release);
-    __wtp_unpark_all(e->word);
+    /* S1, seq_cst: see "No lost interrupt" above. */
+    atomic_store_explicit(&e->stop, 1, memory_order_seq_cst);
+    /* K1 + K2 + K3: both calls make a seq_cst change of the word, then
+     * unpark it. */
+    if (e->kind == PARKED_SLOT) wtp_slot_retire(&e->pool, e->slot);
+    else wtp_pool_wake_spawners(&e->pool);
   }
   uv_mutex_unlock(&registry_lock);
 }
@@ -232,10 +284,10 @@ static bool env_stopping(napi_env env) {
 
 /* The core's interrupted() callback for a registered word. */
 static int entry_interrupted(napi_env env, parked_word_t* e, int slice_end) {
-  /* acquire: pairs with the release stores in interruptAll and
-   * registry_stop. */
-  if (atomic_load_explicit(&interrupt_all, memory_order_acquire)) return 1;
-  if (atomic_load_explicit(&e->stop, memory_order_acquire)) return 1;
+  /* seq_cst: W2' of "No lost interrupt", paired with the seq_cst stores in
+   * interruptAll and registry_stop. */
+  if (atomic_load_explicit(&interrupt_all, memory_order_seq_cst)) return 1;
+  if (atomic_load_explicit(&e->stop, memory_order_seq_cst)) return 1;
   return slice_end && env_stopping(env);
 }
 
@@ -346,15 +398,16 @@ static napi_value make_undefined(napi_env env) {
 /* ## Pool handles */
 
 static void pool_finalize(napi_env env, void* data, void* hint) {
-  (void)env;
   (void)hint;
-  free(data);
+  pool_handle_t* h = (pool_handle_t*)data;
+  if (h->buffer_ref != NULL) napi_delete_reference(env, h->buffer_ref);
+  free(h);
 }
 
 /* Checks that v is an Int32Array over a SharedArrayBuffer with at least the
  * header's words; fills *data and *length. Throws and returns false if not. */
 static bool get_control(napi_env env, napi_value v, int32_t** data,
-                        size_t* length) {
+                        size_t* length, napi_value* buffer_out) {
   bool is_typedarray = false;
   if (napi_is_typedarray(env, v, &is_typedarray) != napi_ok ||
       !is_typedarray) {
@@ -392,6 +445,7 @@ static bool get_control(napi_env env, napi_value v, int32_t** data,
     return false;
   }
   *data = (int32_t*)words;
+  if (buffer_out != NULL) *buffer_out = buffer;
   return true;
 }
 
@@ -401,7 +455,8 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   GET_ARGS(env, info, 1, argv);
   int32_t* words;
   size_t length;
-  if (!get_control(env, argv[0], &words, &length)) return NULL;
+  napi_value buffer;
+  if (!get_control(env, argv[0], &words, &length, &buffer)) return NULL;
   if (length > UINT32_MAX) length = UINT32_MAX;
 
   pool_handle_t* h = calloc(1, sizeof(*h));
@@ -413,10 +468,21 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     free(h);
     return range_error(env, "pool.control is shorter than the pool header");
   }
-  napi_value external;
-  napi_status status =
-      napi_create_external(env, h, pool_finalize, NULL, &external);
+  /* A strong reference to the SharedArrayBuffer (not to the Int32Array,
+   * which is the key of lib/pool-api.js's WeakMap whose value is this
+   * handle: a reference to its own key would keep the entry alive for
+   * good). The buffer does not reference the typed array, so this makes no
+   * cycle, and the words stay valid for as long as the handle lives. */
+  napi_status status = napi_create_reference(env, buffer, 1, &h->buffer_ref);
   if (status != napi_ok) {
+    free(h);
+    throw_napi_failure(env, "napi_create_reference(pool buffer)", status);
+    return NULL;
+  }
+  napi_value external;
+  status = napi_create_external(env, h, pool_finalize, NULL, &external);
+  if (status != napi_ok) {
+    napi_delete_reference(env, h->buffer_ref);
     free(h);
     throw_napi_failure(env, "napi_create_external(pool)", status);
     return NULL;
@@ -664,7 +730,9 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     return type_error(env, "threadId must be an int32");
   int32_t* control_words;
   size_t control_length;
-  if (!get_control(env, argv[7], &control_words, &control_length))
+  napi_value control_buffer;
+  if (!get_control(env, argv[7], &control_words, &control_length,
+                   &control_buffer))
     return NULL;
   if (control_words != h->pool.words)
     return type_error(env, "control is not the typed array of this pool");
@@ -693,12 +761,20 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   napi_typedarray_type out_type = napi_int8_array;
   size_t out_length = 0;
   void* out_data = NULL;
+  napi_value out_buffer = NULL;
   if (is_typedarray)
     WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[5], &out_type,
-                                                &out_length, &out_data, NULL,
-                                                NULL));
+                                                &out_length, &out_data,
+                                                &out_buffer, NULL));
   if (out_type != napi_int32_array || out_length < 1 || out_data == NULL)
     return type_error(env, "out must be an Int32Array of one element");
+  /* Only a SharedArrayBuffer: an ArrayBuffer can be detached (transferred),
+   * which would leave s->out dangling; a SharedArrayBuffer never is. */
+  bool out_plain = true;
+  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, out_buffer, &out_plain));
+  if (out_plain)
+    return type_error(env,
+                      "out must be an Int32Array over a SharedArrayBuffer");
 
   spawner_handle_t* s = calloc(1, sizeof(*s));
   if (s == NULL) {
@@ -713,8 +789,9 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   s->env = env;
   s->out = (int32_t*)out_data;
   napi_value external;
-  if (napi_create_reference(env, argv[7], 1, &s->control_ref) != napi_ok ||
-      napi_create_reference(env, argv[5], 1, &s->out_ref) != napi_ok ||
+  if (napi_create_reference(env, control_buffer, 1, &s->control_ref) !=
+          napi_ok ||
+      napi_create_reference(env, out_buffer, 1, &s->out_ref) != napi_ok ||
       napi_create_external(env, s, spawner_finalize, NULL, &external) !=
           napi_ok) {
     if (s->control_ref != NULL) napi_delete_reference(env, s->control_ref);
@@ -723,7 +800,7 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, "createSpawner references", napi_generic_failure);
     return NULL;
   }
-  registry_add(&s->parked, h->pool.words + WTP_H_GENERATION, thread_id);
+  registry_add(&s->parked, &h->pool, PARKED_GENERATION, 0, thread_id);
   napi_status status = napi_type_tag_object(env, external, &spawner_tag);
   if (status != napi_ok) {
     /* The finalizer still runs and unregisters. */
@@ -840,10 +917,7 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   serve_ctx_t ctx;
   ctx.env = env;
   ctx.run = argv[2];
-  registry_add(&ctx.parked,
-               h->pool.words + WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot +
-                   WTP_S_STATE,
-               thread_id);
+  registry_add(&ctx.parked, &h->pool, PARKED_SLOT, slot, thread_id);
   wtp_serve(&h->pool, slot, os_thread_id, serve_run, serve_interrupted, &ctx);
   registry_remove(&ctx.parked);
   /* After WTP_SERVE_RUN_ERROR runThread's exception is still pending and
@@ -855,8 +929,8 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
  * for good. Called from the main thread's process "exit" event. */
 static napi_value js_interrupt_all(napi_env env, napi_callback_info info) {
   (void)info;
-  /* release: pairs with the acquire load in entry_interrupted. */
-  atomic_store_explicit(&interrupt_all, 1, memory_order_release);
+  /* seq_cst: pairs with the seq_cst load in entry_interrupted. */
+  atomic_store_explicit(&interrupt_all, 1, memory_order_seq_cst);
   registry_stop(true, 0);
   return make_undefined(env);
 }
@@ -872,6 +946,161 @@ static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
   registry_stop(false, thread_id);
   return make_undefined(env);
 }
+
+/* close(handle) -> number of slots retired: wtp_pool_close. */
+static napi_value js_close(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_uint32(env, wtp_pool_close(&h->pool), &out));
+  return out;
+}
+
+/* closed(handle) -> boolean */
+static napi_value js_closed(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  return make_bool(env, wtp_pool_closed(&h->pool) != 0);
+}
+
+/* ## Internal exports, for the package's own tests (binding.internal)
+ *
+ * runningThreads(): the spin heuristic's process-wide count of guest threads
+ * assigned and not yet done (__wtp_park_running).
+ * setSpinLimit(n): overrides the spin limit of every park in the process
+ * (-1 restores the default), as the C tests do; lets a test hold a waiter
+ * in its spin. Neither is part of the public API. */
+static napi_value js_running_threads(napi_env env, napi_callback_info info) {
+  (void)info;
+  return make_int32(env, __wtp_park_running());
+}
+
+static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  int32_t limit;
+  if (!get_int32_arg(env, argv[0], &limit))
+    return type_error(env, "limit must be an int32");
+  __wtp_park_set_spin_limit(limit);
+  return make_undefined(env);
+}
+
+/* ## One copy of the addon per process
+ *
+ * The parked-waiter counters (wtp_park.c), the running count and the
+ * interrupt registry above are static data of this shared object. A second
+ * copy of the addon loaded from another path (two versions of the package,
+ * a bundler's copy of the .node file) gets its own, yet writes the same
+ * H_IMPL tag, so a pool shared between the copies would skip wakes that the
+ * other copy's waiters need (a wake-up lost to the slice end, or for good
+ * for an untimed serve loop). So a copy refuses to load when another one is
+ * already in the process: its init throws, lib/binding.js reports that as
+ * the reason the addon is unavailable, and a native pool handed to that
+ * package's API fails with that reason instead of losing wake-ups.
+ *
+ * Detection: every copy exports one data symbol, wtp_addon_marker (the only
+ * symbol with default visibility besides the Node-API entry point). At its
+ * first init, a copy lists the shared objects loaded in the process (ELF:
+ * dl_iterate_phdr; macOS: the dyld image list; Windows: the module list) and
+ * looks the symbol up in each; an address other than its own is another
+ * copy. The same path loaded again (by every worker thread) is the same
+ * object, with the same marker, so it is never mistaken for a copy. */
+typedef struct wtp_addon_marker {
+  uint32_t magic;   /* WTP_IMPL_NATIVE */
+  uint32_t version; /* of this detection scheme */
+} wtp_addon_marker_t;
+
+#if defined(_WIN32)
+__declspec(dllexport)
+#else
+__attribute__((visibility("default"), used))
+#endif
+const wtp_addon_marker_t wtp_addon_marker = {WTP_IMPL_NATIVE, 1};
+
+static uv_once_t copy_once = UV_ONCE_INIT;
+static char other_copy[1024]; /* path of another copy; "" if none */
+
+static int is_other_marker(const void* sym) {
+  return sym != NULL && sym != (const void*)&wtp_addon_marker;
+}
+
+#if defined(_WIN32)
+static void find_other_copy(void) {
+  HMODULE mods[1024];
+  DWORD needed = 0;
+  if (!K32EnumProcessModules(GetCurrentProcess(), mods, sizeof(mods), &needed))
+    return;
+  DWORD n = needed / sizeof(HMODULE);
+  if (n > 1024) n = 1024;
+  for (DWORD i = 0; i < n; i++) {
+    FARPROC sym = GetProcAddress(mods[i], "wtp_addon_marker");
+    if (is_other_marker((const void*)sym)) {
+      if (GetModuleFileNameA(mods[i], other_copy, sizeof(other_copy)) == 0)
+        snprintf(other_copy, sizeof(other_copy), "(unknown path)");
+      return;
+    }
+  }
+}
+#else
+/* Looks the marker up in the object at path (already loaded: RTLD_NOLOAD
+ * never loads anything). */
+static int check_object(const char* path) {
+  if (path == NULL || path[0] == '\0') return 0;
+  void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == NULL) return 0;
+  int found = is_other_marker(dlsym(handle, "wtp_addon_marker"));
+  dlclose(handle);
+  if (found) snprintf(other_copy, sizeof(other_copy), "%s", path);
+  return found;
+}
+
+#if defined(__APPLE__)
+static void find_other_copy(void) {
+  uint32_t n = _dyld_image_count();
+  for (uint32_t i = 0; i < n; i++)
+    if (check_object(_dyld_get_image_name(i))) return;
+}
+#elif defined(__linux__) || defined(__FreeBSD__)
+typedef struct object_list {
+  char** names;
+  size_t count, cap;
+} object_list_t;
+
+/* Only collects names: dlopen is not called under dl_iterate_phdr's lock. */
+static int collect_object(struct dl_phdr_info* info, size_t size, void* data) {
+  (void)size;
+  object_list_t* list = data;
+  if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') return 0;
+  if (list->count == list->cap) {
+    size_t cap = list->cap ? list->cap * 2 : 64;
+    char** grown = realloc(list->names, cap * sizeof(char*));
+    if (grown == NULL) return 1;
+    list->names = grown;
+    list->cap = cap;
+  }
+  char* copy = strdup(info->dlpi_name);
+  if (copy != NULL) list->names[list->count++] = copy;
+  return 0;
+}
+
+static void find_other_copy(void) {
+  object_list_t list = {NULL, 0, 0};
+  dl_iterate_phdr(collect_object, &list);
+  int found = 0;
+  for (size_t i = 0; i < list.count; i++) {
+    if (!found) found = check_object(list.names[i]);
+    free(list.names[i]);
+  }
+  free(list.names);
+}
+#else
+static void find_other_copy(void) {} /* no way to list objects: no check */
+#endif
+#endif
 
 /* ## Module */
 
@@ -920,6 +1149,9 @@ static napi_value export_layout(napi_env env) {
       {"REASON_TID_EXHAUSTED", WTP_REASON_TID_EXHAUSTED},
       {"REASON_DISPATCH_FAILED", WTP_REASON_DISPATCH_FAILED},
       {"REASON_INTERRUPTED", WTP_REASON_INTERRUPTED},
+      {"REASON_TERMINATED", WTP_REASON_TERMINATED},
+      {"IMPL_CLOSED", WTP_IMPL_CLOSED},
+      {"IMPL_MASK", WTP_IMPL_MASK},
   };
   napi_value out;
   WTP_NAPI_CALL(env, napi_create_object(env, &out));
@@ -934,6 +1166,19 @@ static napi_value export_layout(napi_env env) {
 }
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
+  uv_once(&copy_once, find_other_copy);
+  if (other_copy[0] != '\0') {
+    char message[1400];
+    snprintf(message, sizeof(message),
+             "wasi-thread-pool: another copy of the native addon is already "
+             "loaded in this process (%s); two copies keep separate wait "
+             "tables and cannot share a native pool. Load one copy of the "
+             "package (deduplicate it), or create pools with "
+             "implementation: \"js\".",
+             other_copy);
+    napi_throw_error(env, "WASI_THREAD_POOL_ADDON_COPY", message);
+    return NULL;
+  }
   env_data_t* data = calloc(1, sizeof(*data));
   if (data == NULL) {
     napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
@@ -977,6 +1222,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
        napi_enumerable, NULL},
       {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
        napi_enumerable, NULL},
+      {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"closed", NULL, js_closed, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(env,
                 napi_define_properties(env, exports,
@@ -985,5 +1232,19 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   napi_value layout = export_layout(env);
   if (layout == NULL) return NULL;
   WTP_NAPI_CALL(env, napi_set_named_property(env, exports, "layout", layout));
+
+  napi_value internal;
+  WTP_NAPI_CALL(env, napi_create_object(env, &internal));
+  const napi_property_descriptor internals[] = {
+      {"runningThreads", NULL, js_running_threads, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+      {"setSpinLimit", NULL, js_set_spin_limit, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+  };
+  WTP_NAPI_CALL(env, napi_define_properties(
+                         env, internal,
+                         sizeof(internals) / sizeof(internals[0]), internals));
+  WTP_NAPI_CALL(env,
+                napi_set_named_property(env, exports, "internal", internal));
   return exports;
 }

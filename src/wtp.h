@@ -24,7 +24,11 @@
  * ## Slot states (S_STATE)
  *
  *   PENDING  -> IDLE      owner arms the slot (browser warm pool)
- *   (none)   -> CLAIMED   a growing spawner reserves slot H_SLOTS by CAS
+ *   PENDING  -> CLAIMED   a growing spawner, after reserving slot n by CAS
+ *                         H_SLOTS n -> n+1; a CAS, not the SDK's store, so a
+ *                         retire landing between the two steps stays
+ *   CLAIMED  -> RETIRED   the growing spawner, when it then sees the pool
+ *                         closed (see "Closing a pool")
  *   IDLE     -> CLAIMED   a spawner claims by CAS
  *   CLAIMED  -> ASSIGNED  the claiming spawner, after storing S_TID and S_ARG
  *   CLAIMED  -> IDLE      the claiming spawner, on tid overflow
@@ -51,6 +55,23 @@
  * slot is CLAIMED (owned by it alone) and published by its CAS to ASSIGNED.
  * Native waits never block longer than WTP_PARK_SLICE_MS at a time, so the
  * embedder's interrupted() is polled while a thread waits.
+ *
+ * ## Closing a pool (terminateAll; not in the SDK)
+ *
+ * wtp_pool_close sets WTP_IMPL_CLOSED in H_IMPL (fetch_or, seq_cst), then
+ * reads H_SLOTS (seq_cst) and retires every slot below it, re-reading
+ * H_SLOTS until it stops moving. Every spawn, on any thread, reads the bit
+ * first and declines WTP_REASON_TERMINATED when it is set; a spawn already
+ * under way checks it again on each turn of its claim loop. A growing
+ * spawner CASes H_SLOTS n -> n+1 (seq_cst), claims slot n PENDING ->
+ * CLAIMED by CAS (seq_cst) and then reads the bit (seq_cst). Dekker: if the
+ * grower's read misses the bit, its CAS on H_SLOTS precedes the closer's
+ * read of H_SLOTS in the single seq_cst order, so the closer retires slot n
+ * (and the grower's CLAIMED -> ASSIGNED CAS, or its PENDING -> CLAIMED CAS,
+ * then fails); if it sees the bit, the grower retires slot n itself. Either
+ * way, once wtp_pool_close has returned no slot can be assigned again, and
+ * no worker is grown. The claim being a CAS (not the SDK's store) is what
+ * keeps a retire that lands between the two steps of a reservation.
  */
 #ifndef WTP_H
 #define WTP_H
@@ -73,8 +94,12 @@ enum wtp_header_word {
   /* Release generation. Bumped (add, then wake all) whenever a slot may have
    * become claimable or has been retired. Spawners sleep on it. */
   WTP_H_GENERATION = 0,
-  /* Next tid, starting at 1; fetch_add(1) returns the tid. Shared by every
-   * thread of the process, so tids are dense and unique. */
+  /* Next tid, starting at 1. Shared by every thread of the process, so tids
+   * are dense and unique. Taken by a CAS t -> t+1 only while 1 <= t <=
+   * WTP_MAX_TID: once it holds MAX_TID + 1 (or any value outside that
+   * range) it is never written again, so exhaustion is sticky and no tid is
+   * ever handed out twice (the SDK's fetch_add keeps counting and wraps
+   * after 2^32 attempts). */
   WTP_H_NEXT_TID = 1,
   /* Successful spawns, from every thread. */
   WTP_H_SPAWNED = 2,
@@ -82,14 +107,20 @@ enum wtp_header_word {
   WTP_H_WAITED = 3,
   /* Spawns declined with WTP_REASON_POOL_EXHAUSTED, from every thread. */
   WTP_H_DECLINED = 4,
-  /* Slots in service. The browser sets it once; Node grows it by CAS. */
+  /* Slots in service. The browser sets it once; Node grows it by CAS
+   * (seq_cst), then claims the new slot PENDING -> CLAIMED by CAS, then
+   * checks WTP_IMPL_CLOSED: the grower's half of the pairing with
+   * wtp_pool_close (see "Closing a pool" below). */
   WTP_H_SLOTS = 5,
   /* Capacity, written once at creation. */
   WTP_H_CAPACITY = 6,
-  /* Which mechanism every wait and wake on this buffer uses. The SDK leaves
-   * this word 0, so 0 means JavaScript Atomics (the JS twin); WTP_IMPL_NATIVE
-   * means this core's futex-style waits. The two never wake each other, so a
-   * pool is one or the other for its whole life. */
+  /* Bits 0-30: which mechanism every wait and wake on this buffer uses. The
+   * SDK leaves this word 0, so 0 means JavaScript Atomics (the JS twin);
+   * WTP_IMPL_NATIVE means this core's futex-style waits. The two never wake
+   * each other, so a pool is one or the other for its whole life.
+   * Bit 31 (WTP_IMPL_CLOSED): set once, by fetch_or, by wtp_pool_close
+   * (terminateAll); never cleared. Word 7 is spare in the SDK's layout, so
+   * SDK code never reads or writes either part. */
   WTP_H_IMPL = 7
 };
 
@@ -126,6 +157,9 @@ enum wtp_slot_state {
  * that a stray write is reported instead of silently switching mechanism. */
 #define WTP_IMPL_JS 0
 #define WTP_IMPL_NATIVE 0x7774706e
+/* The mechanism part of H_IMPL, and its "closed" bit (bit 31). */
+#define WTP_IMPL_MASK 0x7fffffff
+#define WTP_IMPL_CLOSED INT32_MIN
 
 /* Why a spawn returned no thread. The numbering is shared with the binding
  * and lib/layout.js (WASI_THREAD_POOL_REASONS). */
@@ -135,7 +169,8 @@ typedef enum wtp_reason {
   WTP_REASON_WORKER_CREATE_FAILED = 2,/* "worker-create-failed" */
   WTP_REASON_TID_EXHAUSTED = 3,       /* "tid-exhausted" */
   WTP_REASON_DISPATCH_FAILED = 4,     /* "dispatch-failed" */
-  WTP_REASON_INTERRUPTED = 5          /* embedder asked to stop (thread ending) */
+  WTP_REASON_INTERRUPTED = 5,         /* embedder asked to stop (thread ending) */
+  WTP_REASON_TERMINATED = 6           /* "terminated": the pool was closed */
 } wtp_reason_t;
 
 /* Status codes of the core's fallible calls. */
@@ -162,6 +197,17 @@ uint32_t wtp_pool_capacity(const wtp_pool_t* pool);
 
 /* min(H_SLOTS, capacity), negative counted as 0. */
 uint32_t wtp_pool_slots(const wtp_pool_t* pool);
+
+/* Closes the pool for good (see "Closing a pool"): sets WTP_IMPL_CLOSED,
+ * then retires every slot in service. Any thread may call it. Returns the
+ * number of slots retired. */
+uint32_t wtp_pool_close(const wtp_pool_t* pool);
+/* 1 if WTP_IMPL_CLOSED is set (seq_cst load), else 0. */
+int wtp_pool_closed(const wtp_pool_t* pool);
+/* Bumps H_GENERATION and wakes every spawner parked on it: a change every
+ * spawner tolerates (it rescans). The binding uses it to make a parked
+ * spawner re-check its stop flag (src/binding.c, "Leaving a native wait"). */
+void wtp_pool_wake_spawners(const wtp_pool_t* pool);
 
 /* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
  * index >= max_slots and touches nothing then. */
@@ -197,10 +243,16 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
  *
  * All are called on the calling thread, from inside wtp_spawn / wtp_serve.
  * interrupted() is polled when a bounded wait slice (WTP_PARK_SLICE_MS) ends
- * (slice_end = 1) and when a wake leaves the word unchanged, which is how an
- * embedder nudges a waiter after setting its own stop flag (slice_end = 0),
- * so that a thread the embedder wants to end (a terminated Node worker, a
- * process exiting) leaves a native wait promptly; it returns nonzero to stop.
+ * (slice_end = 1), and with slice_end = 0 each time a waiter has announced
+ * itself and found the word unchanged, just before it sleeps, and when a
+ * wake leaves the word unchanged. So that a thread the embedder wants to end
+ * (a terminated Node worker, a process exiting) leaves a native wait
+ * promptly, the embedder stores its stop flag (seq_cst), then makes a change
+ * of the word the waiter tolerates (wtp_slot_retire for a serve loop's slot,
+ * wtp_pool_wake_spawners for the generation), which wakes it; its
+ * interrupted(ctx, 0) must read the flag with seq_cst. That is the Dekker
+ * pairing of wtp_park.c extended to the flag: a waiter that misses the flag
+ * sees the word change, or is woken by it. It returns nonzero to stop.
  * slice_end lets an embedder keep a costly check to the slice ends. */
 typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot);  /* 0 ok, else failed */
 typedef int (*wtp_dispatch_cb)(void* ctx, uint32_t slot, int32_t tid,
@@ -254,6 +306,13 @@ enum wtp_serve_status {
 
 int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
               wtp_run_cb run, wtp_interrupted_cb interrupted, void* ctx);
+
+#ifdef WTP_TEST_HOOKS
+/* C tests only (test/c builds the core with -DWTP_TEST_HOOKS; the addon
+ * never does): called by a growing spawner between its CAS on H_SLOTS and
+ * its claim of the reserved slot, to land another party's write there. */
+extern void (*wtp__test_after_reserve)(const wtp_pool_t* pool, uint32_t slot);
+#endif
 
 #ifdef __cplusplus
 }

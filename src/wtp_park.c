@@ -44,6 +44,29 @@
  * count is "threads parked on some word of this bucket": a collision costs a
  * spurious system call, never a missed one.
  *
+ * ## Stopping a waiter (the embedder's stop flag in the same pairing)
+ *
+ * An embedder that wants a waiter to leave (src/binding.c: a Worker being
+ * terminated, the process exiting) cannot rely on a wake alone: a wake that
+ * arrives while the waiter spins, or between W2 and W3, finds nobody in the
+ * kernel and is lost, and the word, unchanged, lets W3 sleep to the slice
+ * end. So the stop is a flag plus a word change, in the same order as K1/K2:
+ *
+ *   waiter                                  stopper
+ *   W1  fetch_add(parked[h], 1) seq_cst     S1  store(stop, 1)        seq_cst
+ *   W2  load(*addr) == expected seq_cst     K1  a seq_cst change of *addr
+ *   W2' interrupted(ctx, 0): load(stop)         the waiter tolerates (retire
+ *       seq_cst, then W3 as above                its slot; bump generation)
+ *                                           K2, K3 as above
+ *
+ * If W2' misses S1, then W2' precedes S1 in S, so W2 precedes K1: the word
+ * changes after the waiter read it, and the argument above (K2 sees W1, the
+ * OS orders W3 against K3) makes the waiter see the change or be woken. A
+ * waiter still spinning (before W1) sees the change in its spin. Either way
+ * it returns at once; the caller re-reads and parks again, and that park's
+ * first check (before it spins) or its W2' sees S1. So a stop never waits
+ * for a slice end, nor for a spin.
+ *
  * ## Spinning
  *
  * Before announcing itself, a waiter may spin: re-read the word with a
@@ -111,12 +134,11 @@ static bucket_t buckets[WTP_PARK_BUCKETS];
 static _Atomic int spinners;
 static _Atomic int max_spinners = -1;
 static _Atomic int cpu_count = -1; /* online_cpus(), cached; as max_spinners */
-/* Guest threads of the process that are runnable or running right now:
- * wtp_spawn counts one when it assigns a worker-served slot, wtp_serve
- * uncounts it when the thread ends (__wtp_park_note_running). A thread
- * assigned to a slot that is retired before its worker takes it is never
- * uncounted; that only makes spinning rarer, never wrong. Like spinners a
- * heuristic input of spin(), ordering nothing: relaxed. */
+/* Guest threads of the process assigned and not yet done: wtp_spawn counts
+ * one just before it assigns a slot, and whichever RMW takes the slot out of
+ * ASSIGNED/RUNNING uncounts it (finish, release, retire: see running_left in
+ * wtp_pool.c), so the count is exact on every protocol path. Like spinners
+ * a heuristic input of spin(), ordering nothing: relaxed. */
 static _Atomic int running;
 /* Threads of this process inside __wtp_park past W1 and before W4: parked
  * (or about to park) on any word. Incremented at W1, decremented at W4.
@@ -199,6 +221,10 @@ void __wtp_park_note_running(int delta) {
   atomic_fetch_add_explicit(&running, delta, memory_order_relaxed);
 }
 
+int __wtp_park_running(void) {
+  return atomic_load_explicit(&running, memory_order_relaxed);
+}
+
 void __wtp_park_set_spin_limit(int limit) {
   atomic_store_explicit(&spin_limit_override, limit < 0 ? -1 : limit,
                         memory_order_relaxed);
@@ -265,6 +291,15 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
                wtp_interrupted_cb interrupted, void* ctx) {
   _Atomic int32_t* word = as_atomic(addr);
 
+  /* A waiter whose stop is already visible neither spins nor sleeps (a
+   * stopped caller that re-parks after the stopper's word change would
+   * otherwise spin out its limit first). Relaxed word read: it only decides
+   * whether to ask; W2 and W2' below are the checks that order. */
+  if (interrupted != NULL &&
+      atomic_load_explicit(word, memory_order_relaxed) == expected &&
+      interrupted(ctx, 0))
+    return WTP_PARK_INTERRUPTED;
+
   if (spin(word, expected)) return WTP_PARK_CHANGED;
 
   bucket_t* b = bucket_of(addr);
@@ -273,6 +308,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
   atomic_fetch_add_explicit(&parked_total, 1, memory_order_relaxed);
 
   int result;
+  int first = 1;
   for (;;) {
     /* W2: pairs with the waker's seq_cst change (K1) and counter read (K2). */
     if (atomic_load_explicit(word, memory_order_seq_cst) != expected) {
@@ -284,6 +320,14 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       result = WTP_PARK_TIMEOUT;
       break;
     }
+    /* W2': the embedder's stop flag, read (seq_cst, by the callback) after
+     * W1 and W2 and before the first sleep. See "Stopping a waiter" at the
+     * top of the file. */
+    if (first && interrupted != NULL && interrupted(ctx, 0)) {
+      result = WTP_PARK_INTERRUPTED;
+      break;
+    }
+    first = 0;
     /* Slices end on a process-wide grid of the monotonic clock (multiples
      * of SLICE_NS), not at now + SLICE_NS: every parked thread of the
      * process then has the same timer expiry, which the kernel (and a

@@ -145,12 +145,16 @@ enum wtp_park_result {
 
 /* Waits while *addr == expected, until the monotonic clock (__wtp_now_ns)
  * reaches deadline_ns (UINT64_MAX: never). Blocks in slices of at most
- * WTP_PARK_SLICE_MS; calls interrupted(ctx), if not NULL, after each slice
- * that ended without a change and before the deadline, and after a wake
- * that left the word unchanged. So an embedder can stop a parked thread at
- * once: make its interrupted() answer yes, then __wtp_unpark_all(addr). (If
- * the wake finds the thread not yet parked it is skipped, and the thread
- * sees the flag at its next slice end instead.)
+ * WTP_PARK_SLICE_MS; calls interrupted(ctx), if not NULL: with slice_end 0
+ * on entry when the word is unchanged (before any spin), once after
+ * announcing itself and finding the word unchanged, before it first sleeps,
+ * and after a wake that left the word unchanged; with
+ * slice_end 1 after each slice that ended without a change and before the
+ * deadline. So an embedder stops a waiter at once by storing its flag
+ * (seq_cst, read seq_cst by interrupted()), then making a seq_cst change of
+ * *addr the waiter's caller tolerates and __wtp_unpark_all(addr): see
+ * "Stopping a waiter" in wtp_park.c for why the word must change (a bare
+ * wake can be lost).
  *
  * The caller must make every change of *addr that a waiter waits for with a
  * seq_cst atomic write (store, RMW) before calling __wtp_unpark_*: that is
@@ -163,9 +167,15 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
 void __wtp_unpark_one(int32_t* addr);
 void __wtp_unpark_all(int32_t* addr);
 
-/* +1 when wtp_spawn assigns a worker-served slot, -1 when wtp_serve ends
- * that thread. */
+/* The count of guest threads assigned and not yet done (a spin heuristic
+ * input): +1 just before wtp_spawn's CAS CLAIMED -> ASSIGNED (-1 if it
+ * fails), -1 from the one RMW that takes the slot out of ASSIGNED/RUNNING
+ * (finish, release, retire). Exact on every protocol path; only hostile
+ * plain stores to a state word can skew it (readers clamp it at 0). */
 void __wtp_park_note_running(int delta);
+/* The count itself (relaxed), for tests: the binding exports it as
+ * internal.runningThreads(). */
+int __wtp_park_running(void);
 
 /* Tests and benchmarks only: override the spin limit (-1 restores
  * WTP_PARK_SPIN_LIMIT). Any value a concurrent park reads is a valid

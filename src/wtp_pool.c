@@ -18,14 +18,19 @@
  *   H_GENERATION  fetch_add(1) by anyone who makes a slot claimable (arm,
  *                 finish, release, tid overflow) or retires one. seq_cst,
  *                 then a wake-all: a spawner parks on it (see bump()).
- *   H_NEXT_TID    fetch_add(1) by a spawner; the old value is the tid.
+ *   H_NEXT_TID    CAS t -> t+1 by a spawner while t is a valid tid (sticky
+ *                 at exhaustion: next_tid()); t is the tid. Relaxed.
  *   H_SPAWNED/H_WAITED/H_DECLINED
  *                 fetch_add(1) statistics; relaxed everywhere (no other
  *                 memory is published through them).
  *   H_SLOTS       the browser owner stores it once; a growing spawner CASes
- *                 it n -> n+1 to reserve slot n.
- *   H_CAPACITY, H_IMPL
- *                 written once by wtp_pool_format before the buffer is shared.
+ *                 it n -> n+1 (seq_cst) to reserve slot n, then claims the
+ *                 slot PENDING -> CLAIMED by CAS. wtp_pool_close reads it
+ *                 seq_cst (the pairing of wtp.h, "Closing a pool").
+ *   H_CAPACITY    written once by wtp_pool_format before the buffer is shared.
+ *   H_IMPL        the mechanism tag, written once by wtp_pool_format; bit 31
+ *                 (WTP_IMPL_CLOSED) set by wtp_pool_close's seq_cst fetch_or
+ *                 and read seq_cst by every spawn (is_closed()).
  *   S_STATE       the state machine of wtp.h. Changes that a worker parked on
  *                 the word waits for (-> ASSIGNED, -> RETIRED, PENDING ->
  *                 IDLE) are seq_cst and followed by an unpark of the word.
@@ -83,7 +88,7 @@
  * (c) run() returning WTP_RUN_ERROR: serve retires the slot (otherwise it
  *     would stay RUNNING forever, busy for every spawner) and returns
  *     WTP_SERVE_RUN_ERROR.
- * (d) A non-owner re-reads S_FLAGS after its claim CAS wins. The SDK reads
+ * (d) A spawner reads S_FLAGS after its claim CAS wins. The SDK reads
  *     the flags before the CAS only, so an arm (flags, then IDLE) between the
  *     two would hand a message-dispatch slot to a non-owner, which would
  *     notify a worker that never reads the buffer. Here the non-owner gives
@@ -91,6 +96,14 @@
  * (e) A slot whose flags say message-dispatch but whose spawner has no
  *     dispatch callback fails as WTP_REASON_DISPATCH_FAILED (the SDK would
  *     throw calling null).
+ * (f) A grown slot is claimed PENDING -> CLAIMED by CAS after H_SLOTS is
+ *     bumped (the SDK stores CLAIMED unconditionally, undoing a retire that
+ *     landed in between: a thread could then run after terminateAll).
+ * (g) H_NEXT_TID is sticky at exhaustion (next_tid()).
+ * (h) wtp_pool_close and WTP_REASON_TERMINATED (wtp.h, "Closing a pool").
+ * (i) The dispatch path is chosen by the S_FLAGS value read once at the
+ *     claim (claim_slot), carried to the assignment; a grown slot is
+ *     worker-served without reading its flags.
  */
 #include "wtp.h"
 
@@ -139,10 +152,35 @@ static inline void count(const wtp_pool_t* pool, int word) {
   atomic_fetch_add_explicit(hw(pool, word), 1, memory_order_relaxed);
 }
 
+/* The spin heuristic's count of guest threads assigned and not yet done
+ * (__wtp_park_note_running) follows the slot states exactly: +1 just
+ * before a spawner's CAS CLAIMED -> ASSIGNED (-1 again if that CAS fails),
+ * -1 by whichever RMW takes the slot out of ASSIGNED/RUNNING: finish's
+ * CAS RUNNING -> IDLE, release's CAS, or retire's exchange that returned
+ * ASSIGNED or RUNNING. Each assignment is left by exactly one of these
+ * RMWs (they are all on the one state word), so every path, including a
+ * retire or release before the worker took the thread and JavaScript-level
+ * take/finish, keeps the count exact. Only a hostile plain store to a state
+ * word can skew it; the reader clamps it at 0. */
+static inline void running_left(int32_t old_state) {
+  if (old_state == WTP_ASSIGNED || old_state == WTP_RUNNING)
+    __wtp_park_note_running(-1);
+}
+
+#ifdef WTP_TEST_HOOKS
+void (*wtp__test_after_reserve)(const wtp_pool_t* pool, uint32_t slot) = NULL;
+#define AFTER_RESERVE(pool, slot)                                             \
+  do {                                                                        \
+    if (wtp__test_after_reserve != NULL) wtp__test_after_reserve(pool, slot); \
+  } while (0)
+#else
+#define AFTER_RESERVE(pool, slot) ((void)0)
+#endif
+
 static inline int is_dispatch(const wtp_pool_t* pool, uint32_t slot) {
-  /* Relaxed here; the ordering that matters is refinement (d) in
-   * claim_slot(), which re-reads after an acquire CAS. Unknown bits are
-   * ignored. */
+  /* Relaxed here: a pre-CAS filter (as the SDK's). The value that decides
+   * the dispatch path is the one claim_slot() reads after its acquire CAS,
+   * carried to wtp_spawn (refinement (d)). Unknown bits are ignored. */
   return (atomic_load_explicit(sw(pool, slot, WTP_S_FLAGS),
                                memory_order_relaxed) &
           WTP_FLAG_MESSAGE_DISPATCH) != 0;
@@ -208,8 +246,12 @@ void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t count) {
  * the wider wake costs nothing measurable; with no parked thread it is
  * skipped anyway. */
 static void retire(const wtp_pool_t* pool, uint32_t slot) {
-  atomic_store_explicit(sw(pool, slot, WTP_S_STATE), WTP_RETIRED,
-                        memory_order_seq_cst);
+  /* An exchange rather than the SDK's store: the same unconditional write,
+   * and it tells whether an assigned thread was counted (see running_left
+   * below). seq_cst: K1 for the slot word. */
+  int32_t old = atomic_exchange_explicit(sw(pool, slot, WTP_S_STATE),
+                                         WTP_RETIRED, memory_order_seq_cst);
+  running_left(old);
   __wtp_unpark_all(sw_plain(pool, slot, WTP_S_STATE));
   bump(pool);
 }
@@ -292,6 +334,7 @@ int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
     if (atomic_compare_exchange_strong_explicit(state, &s, WTP_IDLE,
                                                 memory_order_seq_cst,
                                                 memory_order_relaxed)) {
+      running_left(s);
       bump(pool);
       *released = 1;
       return WTP_OK;
@@ -327,8 +370,10 @@ static void finish(const wtp_pool_t* pool, uint32_t slot) {
    * RETIRED, with no bump (SDK). */
   if (atomic_compare_exchange_strong_explicit(
           sw(pool, slot, WTP_S_STATE), &expected, WTP_IDLE,
-          memory_order_seq_cst, memory_order_relaxed))
+          memory_order_seq_cst, memory_order_relaxed)) {
+    running_left(WTP_RUNNING);
     bump(pool);
+  }
 }
 
 int wtp_slot_finish(const wtp_pool_t* pool, uint32_t slot) {
@@ -389,10 +434,12 @@ static inline int claimable(const wtp_spawner_t* sp, uint32_t slot) {
 typedef struct scan_result {
   int32_t slot; /* claimed slot, or -1 */
   uint32_t live;
+  int dispatch; /* the claimed slot's message-dispatch bit (claim_slot) */
 } scan_result_t;
 
-/* Try IDLE -> CLAIMED on slot; 1 if this spawner now holds it. */
-static int claim_slot(const wtp_spawner_t* sp, uint32_t slot) {
+/* Try IDLE -> CLAIMED on slot; 1 if this spawner now holds it, with
+ * *dispatch = the slot's message-dispatch bit as read once after the CAS. */
+static int claim_slot(const wtp_spawner_t* sp, uint32_t slot, int* dispatch) {
   const wtp_pool_t* pool = &sp->pool;
   _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
   int32_t expected = WTP_IDLE;
@@ -403,7 +450,11 @@ static int claim_slot(const wtp_spawner_t* sp, uint32_t slot) {
                                                memory_order_acquire,
                                                memory_order_relaxed))
     return 0;
-  if (!sp->owner && is_dispatch(pool, slot)) {
+  /* The one read of S_FLAGS that decides the dispatch path (refinement
+   * (d)): carried to wtp_spawn, never re-read, so a write between the claim
+   * and the use cannot change the path. */
+  *dispatch = is_dispatch(pool, slot);
+  if (!sp->owner && *dispatch) {
     /* Refinement (d): armed as message-dispatch between our flag check and
      * the CAS. Give it back; it was claimable by the owner all along, so
      * bump in case the owner parked while we held it. */
@@ -419,7 +470,7 @@ static int claim_slot(const wtp_spawner_t* sp, uint32_t slot) {
 
 static scan_result_t scan(const wtp_spawner_t* sp) {
   const wtp_pool_t* pool = &sp->pool;
-  scan_result_t r = {-1, 0};
+  scan_result_t r = {-1, 0, 0};
   uint32_t slots = slots_in(pool, sp->capacity);
   for (uint32_t i = 0; i < slots; i++) {
     if (!claimable(sp, i)) continue;
@@ -433,7 +484,7 @@ static scan_result_t scan(const wtp_spawner_t* sp) {
      * come free"; a stale read is corrected by that same next scan. */
     int32_t st = atomic_load_explicit(sw(pool, i, WTP_S_STATE),
                                       memory_order_relaxed);
-    if (st == WTP_IDLE && claim_slot(sp, i)) {
+    if (st == WTP_IDLE && claim_slot(sp, i, &r.dispatch)) {
       r.slot = (int32_t)i;
       r.live++;
       return r;
@@ -452,24 +503,50 @@ static int has_room(const wtp_spawner_t* sp) {
   return sp->grow != NULL && n >= 0 && (uint32_t)n < sp->capacity;
 }
 
-/* Reserve slot H_SLOTS for a new worker; -1 when there is no room. */
-static int32_t reserve(const wtp_spawner_t* sp) {
+static int is_closed(const wtp_pool_t* pool) {
+  /* seq_cst: the reader's half of "Closing a pool" (wtp.h). */
+  return (atomic_load_explicit(hw(pool, WTP_H_IMPL), memory_order_seq_cst) &
+          WTP_IMPL_CLOSED) != 0;
+}
+
+/* Reserve slot H_SLOTS for a new worker and claim it. Returns the slot; or
+ * -1 with *reason = WTP_REASON_NONE when there is no room or the reserved
+ * slot was not PENDING (the caller looks again), or WTP_REASON_TERMINATED
+ * when the pool is closed. */
+static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
   const wtp_pool_t* pool = &sp->pool;
   _Atomic int32_t* slots = hw(pool, WTP_H_SLOTS);
   int32_t n = atomic_load_explicit(slots, memory_order_relaxed);
+  *reason = WTP_REASON_NONE;
   for (;;) {
     if (n < 0 || (uint32_t)n >= sp->capacity) return -1;
-    /* Relaxed success: the reservation only hands out index n; the slot's
-     * own state word carries every ordering. On failure n is reloaded. */
+    /* seq_cst: the grower's first write of the Dekker pairing with
+     * wtp_pool_close's read of H_SLOTS (wtp.h, "Closing a pool"). On failure
+     * n is reloaded. */
     if (atomic_compare_exchange_weak_explicit(slots, &n, n + 1,
-                                              memory_order_relaxed,
+                                              memory_order_seq_cst,
                                               memory_order_relaxed))
       break;
   }
-  /* Unconditional, as the SDK: slot n was never in service. seq_cst so that
-   * a server already parked on it (a hostile case) sees a real change. */
-  atomic_store_explicit(sw(pool, (uint32_t)n, WTP_S_STATE), WTP_CLAIMED,
-                        memory_order_seq_cst);
+  AFTER_RESERVE(pool, (uint32_t)n);
+  /* PENDING -> CLAIMED by CAS, not the SDK's unconditional store: a retire
+   * of slot n that landed since the reservation (wtp_pool_close saw the new
+   * H_SLOTS) must stay. seq_cst so that a server already parked on the
+   * slot (a hostile case) sees a real change. */
+  int32_t expected = WTP_PENDING;
+  if (!atomic_compare_exchange_strong_explicit(
+          sw(pool, (uint32_t)n, WTP_S_STATE), &expected, WTP_CLAIMED,
+          memory_order_seq_cst, memory_order_relaxed)) {
+    if (is_closed(pool)) *reason = WTP_REASON_TERMINATED;
+    return -1; /* retired meanwhile, or a hostile value: slot n is spent */
+  }
+  if (is_closed(pool)) {
+    /* The closer may have read H_SLOTS before our CAS: retire the slot
+     * ourselves, so that it ends up RETIRED either way. */
+    retire(pool, (uint32_t)n);
+    *reason = WTP_REASON_TERMINATED;
+    return -1;
+  }
   return n;
 }
 
@@ -490,12 +567,17 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - 1 - b ? UINT64_MAX - 1 : a + b;
 }
 
-/* Claim a slot (SDK claim()). Returns the slot, or -1 with *reason set. */
+/* Claim a slot (SDK claim()). Returns the slot, with *dispatch set as
+ * claim_slot read it (0 for a grown slot: see below), or -1 with *reason
+ * set. */
 static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
-                     wtp_reason_t* reason) {
+                     wtp_reason_t* reason, int* dispatch) {
   const wtp_pool_t* pool = &sp->pool;
   scan_result_t found = scan(sp);
-  if (found.slot >= 0) return found.slot;
+  if (found.slot >= 0) {
+    *dispatch = found.dispatch;
+    return found.slot;
+  }
 
   if (!cs->timed) {
     uint64_t now = __wtp_now_ns();
@@ -512,16 +594,34 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
      * wake-up" above. */
     int32_t generation = atomic_load_explicit(hw(pool, WTP_H_GENERATION),
                                               memory_order_acquire);
+    /* Closed while this spawn waited or looked again: decline "terminated"
+     * rather than "pool-exhausted" (the retires woke us). */
+    if (is_closed(pool)) {
+      *reason = WTP_REASON_TERMINATED;
+      return -1;
+    }
     found = scan(sp);
-    if (found.slot >= 0) return found.slot;
+    if (found.slot >= 0) {
+      *dispatch = found.dispatch;
+      return found.slot;
+    }
 
     int room = has_room(sp);
     if (room && (found.live == 0 || __wtp_now_ns() >= cs->grow_at)) {
-      int32_t slot = reserve(sp);
+      wtp_reason_t why;
+      int32_t slot = reserve(sp, &why);
       if (slot >= 0) {
+        /* A slot this spawner just took out of PENDING was never armed:
+         * worker-served. Its flags are not read at all, so grow() (which
+         * runs JavaScript) writing them cannot change the path. */
+        *dispatch = 0;
         if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
         retire(pool, (uint32_t)slot);
         *reason = WTP_REASON_WORKER_CREATE_FAILED;
+        return -1;
+      }
+      if (why != WTP_REASON_NONE) {
+        *reason = why;
         return -1;
       }
       continue; /* another spawner took the last reservation */
@@ -559,6 +659,48 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
   }
 }
 
+/* A tid from H_NEXT_TID, sticky at exhaustion: the word moves t -> t+1
+ * only while t is a valid tid, so once it passes WTP_MAX_TID (or holds any
+ * value outside 1..MAX_TID) it stays there, and every later call returns
+ * that invalid value without writing. The SDK's fetch_add would wrap after
+ * 2^32 attempts and hand tid 1 out again. Relaxed: uniqueness comes from
+ * the RMW itself; the tid is published with the slot. */
+static int32_t next_tid(const wtp_pool_t* pool) {
+  _Atomic int32_t* word = hw(pool, WTP_H_NEXT_TID);
+  int32_t t = atomic_load_explicit(word, memory_order_relaxed);
+  for (;;) {
+    if (t <= 0 || t > WTP_MAX_TID) return t;
+    if (atomic_compare_exchange_weak_explicit(word, &t, t + 1,
+                                              memory_order_relaxed,
+                                              memory_order_relaxed))
+      return t;
+  }
+}
+
+int wtp_pool_closed(const wtp_pool_t* pool) { return is_closed(pool); }
+
+void wtp_pool_wake_spawners(const wtp_pool_t* pool) { bump(pool); }
+
+uint32_t wtp_pool_close(const wtp_pool_t* pool) {
+  /* seq_cst: the closer's first write of the pairing in wtp.h, "Closing a
+   * pool"; then seq_cst reads of H_SLOTS. */
+  atomic_fetch_or_explicit(hw(pool, WTP_H_IMPL), WTP_IMPL_CLOSED,
+                           memory_order_seq_cst);
+  uint32_t capacity = wtp_pool_capacity(pool);
+  uint32_t done = 0;
+  for (;;) {
+    uint32_t slots = clamp(atomic_load_explicit(hw(pool, WTP_H_SLOTS),
+                                                memory_order_seq_cst),
+                           capacity);
+    if (done >= slots) break;
+    for (; done < slots; done++) retire(pool, done);
+  }
+  /* Wake every spawner even with no slot in service, so that one parked on
+   * the generation declines "terminated" now. */
+  bump(pool);
+  return done;
+}
+
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
@@ -566,9 +708,16 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   int32_t tid = 0;
   int have_tid = 0;
 
+  /* Closed (terminateAll, on any thread): decline before touching a slot. */
+  if (is_closed(pool)) {
+    res.reason = WTP_REASON_TERMINATED;
+    return res;
+  }
+
   for (;;) {
     wtp_reason_t reason = WTP_REASON_NONE;
-    int32_t slot = claim(sp, &cs, &reason);
+    int dispatch = 0;
+    int32_t slot = claim(sp, &cs, &reason, &dispatch);
     if (slot < 0) {
       if (reason == WTP_REASON_POOL_EXHAUSTED) count(pool, WTP_H_DECLINED);
       res.reason = reason;
@@ -578,10 +727,7 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
     _Atomic int32_t* state = sw(pool, s, WTP_S_STATE);
 
     if (!have_tid) {
-      /* Relaxed: uniqueness comes from the RMW itself; the tid is published
-       * with the slot below. Signed wrap-around is defined for atomics. */
-      tid = atomic_fetch_add_explicit(hw(pool, WTP_H_NEXT_TID), 1,
-                                      memory_order_relaxed);
+      tid = next_tid(pool);
       have_tid = 1;
       if (tid <= 0 || tid > WTP_MAX_TID) {
         /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
@@ -604,11 +750,16 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
     atomic_store_explicit(sw(pool, s, WTP_S_ARG), start_arg,
                           memory_order_relaxed);
     int32_t expected = WTP_CLAIMED;
+    /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
+     * takes it out of ASSIGNED/RUNNING (see running_left) never comes
+     * first. */
+    __wtp_park_note_running(1);
     /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take(),
      * and K1 for the worker parked on the slot word. */
     if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
                                                  memory_order_seq_cst,
                                                  memory_order_relaxed)) {
+      __wtp_park_note_running(-1);
       /* Refinement (a): retired (or overwritten) while claimed. Put the
        * previous last-tid back if our store is still there, keep the tid,
        * and claim again against the same deadline. */
@@ -619,8 +770,9 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
       continue;
     }
 
-    if (is_dispatch(pool, s)) {
-      /* Only an owner gets here (claim_slot re-checks for non-owners). */
+    if (dispatch) {
+      /* Only an owner gets here (claim_slot re-checks for non-owners). The
+       * flag is the value read at the claim, not re-read here. */
       if (sp->dispatch == NULL ||
           sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
         int released;
@@ -629,11 +781,7 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
         return res;
       }
     } else {
-      /* Count the thread as runnable from now until its server finishes
-       * it, so that no waiter spins long while it waits for a CPU (a spin
-       * heuristic: see WTP_PARK_IDLE_SPIN_LIMIT). Then wake its server: one
-       * server per slot, wake one. */
-      __wtp_park_note_running(1);
+      /* Wake its server: one server per slot, wake one. */
       __wtp_unpark_one(sw_plain(pool, s, WTP_S_STATE));
     }
     count(pool, WTP_H_SPAWNED);
@@ -677,8 +825,8 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
     int32_t tid, arg;
     if (!take(pool, slot, &tid, &arg)) continue;
     int rs = run(ctx, tid, arg);
-    /* The thread counted by wtp_spawn has ended (a spin heuristic). */
-    __wtp_park_note_running(-1);
+    /* The thread counted by wtp_spawn is uncounted by finish() or retire()
+     * below (running_left), whichever takes the slot out of RUNNING. */
     if (rs == WTP_RUN_RETIRE) {
       retire(pool, slot);
       return WTP_SERVE_RUN_FALSE;

@@ -430,9 +430,9 @@ for (const impl of IMPLEMENTATIONS) {
     for (const [next, expected] of [
       [MAX_TID, [MAX_TID, "tid-exhausted"]],
       [MAX_TID + 1, ["tid-exhausted", "tid-exhausted"]],
-      [0x7fffffff, ["tid-exhausted", "tid-exhausted"]], // wraps to -2^31 next
+      [0x7fffffff, ["tid-exhausted", "tid-exhausted"]], // sticky: never wraps
       [-5, ["tid-exhausted", "tid-exhausted"]],
-      [0, ["tid-exhausted", 1]],
+      [0, ["tid-exhausted", "tid-exhausted"]], // sticky: never walks up to 1
     ]) {
       it(`H_NEXT_TID = ${next}: ${expected.join(", ")}`, () => {
         const pool = armedPool(impl, 1);

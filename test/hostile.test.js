@@ -146,7 +146,15 @@ for (const impl of IMPLEMENTATIONS) {
         assert.deepEqual(spawn(2), { tid: -1, slot: -1, reason: "tid-exhausted" });
         assert.equal(api.wasiThreadPoolSlotState(g.pool, 1), SLOT.IDLE);
         assert.equal(g.pool.control[H_GENERATION], generation + 1);
-        assert.equal(g.pool.control[H_NEXT_TID], MAX_TID + 2);
+        // Sticky (not the SDK's ever-growing count, which wraps to tid 1 after
+        // 2^32 attempts): the word stays past the last tid however often
+        // spawns retry.
+        assert.equal(g.pool.control[H_NEXT_TID], MAX_TID + 1);
+        api.finishWasiThreadPoolRun(g.pool, 0);
+        for (let i = 0; i < 1000; i++) {
+          assert.deepEqual(spawn(3), { tid: -1, slot: -1, reason: "tid-exhausted" });
+        }
+        assert.equal(g.pool.control[H_NEXT_TID], MAX_TID + 1);
         assert.equal(api.readWasiThreadPoolReport(g.pool).declined, 0); // not counted there
       });
     });
@@ -161,7 +169,11 @@ for (const impl of IMPLEMENTATIONS) {
           assert.deepEqual(spawn(0), { tid: -1, slot: -1, reason: "tid-exhausted" });
           assert.equal(api.wasiThreadPoolSlotState(g.pool, 0), SLOT.IDLE);
           assert.equal(api.wasiThreadPoolLastTid(g.pool, 0), 0);
-          assert.equal(g.pool.control[H_NEXT_TID], (next + 1) | 0); // wraps like the int32 it is
+          // Never written: no wrap from 2^31-1 to -2^31, no walk from -1 up
+          // through 0 to a valid tid 1 (the SDK's Atomics.add would).
+          assert.equal(g.pool.control[H_NEXT_TID], next);
+          assert.deepEqual(spawn(0), { tid: -1, slot: -1, reason: "tid-exhausted" });
+          assert.equal(g.pool.control[H_NEXT_TID], next);
         });
       });
     }

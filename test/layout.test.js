@@ -31,11 +31,14 @@ const expected = {
   DEFAULT_SPAWN_WAIT_MS: layout.DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
   IMPL_JS: layout.IMPL_JS,
   IMPL_NATIVE: layout.IMPL_NATIVE,
+  IMPL_CLOSED: layout.IMPL_CLOSED,
+  IMPL_MASK: layout.IMPL_MASK,
   REASON_POOL_EXHAUSTED: layout.REASONS.indexOf("pool-exhausted"),
   REASON_WORKER_CREATE_FAILED: layout.REASONS.indexOf("worker-create-failed"),
   REASON_TID_EXHAUSTED: layout.REASONS.indexOf("tid-exhausted"),
   REASON_DISPATCH_FAILED: layout.REASONS.indexOf("dispatch-failed"),
   REASON_INTERRUPTED: layout.REASONS.indexOf("interrupted"),
+  REASON_TERMINATED: layout.REASONS.indexOf("terminated"),
 };
 
 it("lib/layout.js matches the addon's layout export, constant for constant", (t) => {

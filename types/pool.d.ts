@@ -142,15 +142,28 @@ export interface WasiThreadPoolReport {
 export declare function readWasiThreadPoolReport(pool: WasiThreadPool): WasiThreadPoolReport;
 
 /**
+ * This package's addition (not in the SDK): closes the pool for good. Every
+ * later spawn, from any thread holding the pool, declines `"terminated"`, and
+ * every slot in service is retired. Returns the number of slots retired.
+ */
+export declare function terminateWasiThreadPool(pool: WasiThreadPool): number;
+
+/** Whether `terminateWasiThreadPool` has closed the pool. */
+export declare function wasiThreadPoolTerminated(pool: WasiThreadPool): boolean;
+
+/**
  * Why a pool spawn returned no thread. `"interrupted"` is this package's, from
  * the native core only: the spawning thread's environment is stopping.
+ * `"terminated"` is this package's too: the pool was closed by
+ * `terminateWasiThreadPool` (a host's `terminateAll`), on any thread.
  */
 export type WasiThreadPoolDeclineReason =
   | "pool-exhausted"
   | "worker-create-failed"
   | "tid-exhausted"
   | "dispatch-failed"
-  | "interrupted";
+  | "interrupted"
+  | "terminated";
 
 export type WasiThreadPoolSpawnResult =
   | { tid: number; slot: number; reason: null }

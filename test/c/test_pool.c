@@ -498,29 +498,238 @@ static void test_tid_overflow(void) {
   CHECK_EQ(r.slot, -1);
   CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_IDLE); /* CLAIMED -> IDLE */
   CHECK_EQ(H(&t, WTP_H_GENERATION), gen + 1);
-  CHECK_EQ(H(&t, WTP_H_NEXT_TID), WTP_MAX_TID + 2); /* still bumped */
+  /* Sticky: the word stays at MAX_TID + 1, however often spawns retry (the
+   * SDK's fetch_add would keep counting and wrap to tid 1 after 2^32). */
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), WTP_MAX_TID + 1);
   CHECK_EQ(H(&t, WTP_H_DECLINED), 0);
   CHECK_EQ(H(&t, WTP_H_SPAWNED), 1);
   CHECK_EQ(S(&t, 0, WTP_S_TID), WTP_MAX_TID); /* untouched */
-  r = wtp_spawn(&sp, 3);
-  CHECK_EQ(r.reason, WTP_REASON_TID_EXHAUSTED);
+  for (int i = 0; i < 1000; i++) {
+    r = wtp_spawn(&sp, 3);
+    CHECK_EQ(r.reason, WTP_REASON_TID_EXHAUSTED);
+  }
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), WTP_MAX_TID + 1);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_IDLE);
 
-  /* Wrap: INT32_MAX is exhausted and the counter wraps to INT32_MIN, which
-   * is exhausted too (C11 atomic arithmetic wraps, no UB). */
-  set_h(&t, WTP_H_NEXT_TID, INT32_MAX);
-  CHECK_EQ(wtp_spawn(&sp, 4).reason, WTP_REASON_TID_EXHAUSTED);
-  CHECK_EQ(H(&t, WTP_H_NEXT_TID), INT32_MIN);
-  CHECK_EQ(wtp_spawn(&sp, 5).reason, WTP_REASON_TID_EXHAUSTED);
-  set_h(&t, WTP_H_NEXT_TID, -1);
-  CHECK_EQ(wtp_spawn(&sp, 6).reason, WTP_REASON_TID_EXHAUSTED);
-  /* 0 is no tid either; the counter then reaches 1, a valid tid. */
-  CHECK_EQ(wtp_spawn(&sp, 7).reason, WTP_REASON_TID_EXHAUSTED);
-  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1);
+  /* Hostile values outside 1..MAX_TID are exhausted and never written: no
+   * wrap from INT32_MAX to INT32_MIN, no walk from -1 through 0 to 1. */
+  const int32_t bad[] = {INT32_MAX, INT32_MIN, -1, 0};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    set_h(&t, WTP_H_NEXT_TID, bad[k]);
+    for (int i = 0; i < 3; i++)
+      CHECK_EQ(wtp_spawn(&sp, 4).reason, WTP_REASON_TID_EXHAUSTED);
+    CHECK_EQ(H(&t, WTP_H_NEXT_TID), bad[k]);
+  }
+  /* A valid value written back is used again. */
+  set_h(&t, WTP_H_NEXT_TID, 1);
   r = wtp_spawn(&sp, 8);
   CHECK_EQ(r.reason, WTP_REASON_NONE);
   CHECK_EQ(r.tid, 1);
   CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_ASSIGNED);
   CHECK_EQ(S(&t, 0, WTP_S_ARG), 8);
+  free_pool(&t);
+}
+
+/* ---- closing (terminateAll) -------------------------------------------- */
+
+/* The old reserve bumped H_SLOTS and then stored CLAIMED unconditionally:
+ * a retire of the new slot landing in between (wtp_pool_close having read
+ * the new H_SLOTS) was overwritten, and the spawn assigned a thread after
+ * terminateAll. The hook lands exactly that close in the window. */
+static tpool_t* hook_pool;
+static int hook_closes;
+static void close_in_window(const wtp_pool_t* pool, uint32_t slot) {
+  (void)slot;
+  if (hook_closes-- > 0) wtp_pool_close(pool);
+}
+static void retire_in_window(const wtp_pool_t* pool, uint32_t slot) {
+  if (hook_closes-- > 0) wtp_slot_retire(pool, slot);
+}
+
+static void test_close_races_reserve(void) {
+  tpool_t t = make_pool(2);
+  wtp_pool_t* p = &t.pool;
+  grow_log_t g = {0};
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 40, 0); /* a guest thread's spawner */
+  sp.grow = grow_cb;
+  sp.ctx = &g;
+  hook_pool = &t;
+  hook_closes = 1;
+  wtp__test_after_reserve = close_in_window;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 7);
+  wtp__test_after_reserve = NULL;
+  CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
+  CHECK_EQ(r.tid, -1);
+  CHECK_EQ(g.calls, 0);                     /* no worker grown */
+  CHECK_EQ(H(&t, WTP_H_SLOTS), 1);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED); /* the retire stayed */
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1);       /* no tid taken */
+  CHECK_EQ(H(&t, WTP_H_DECLINED), 0);       /* not "pool-exhausted" */
+  CHECK(wtp_pool_closed(p));
+  free_pool(&t);
+
+  /* A bare retire in the window (not a close): the slot stays RETIRED and
+   * the spawner reserves the next one. */
+  t = make_pool(2);
+  p = &t.pool;
+  g = (grow_log_t){0};
+  wtp_spawner_init(&sp, p, 40, 0);
+  sp.grow = grow_cb;
+  sp.ctx = &g;
+  hook_closes = 1;
+  wtp__test_after_reserve = retire_in_window;
+  r = wtp_spawn(&sp, 8);
+  wtp__test_after_reserve = NULL;
+  CHECK_EQ(r.reason, WTP_REASON_NONE);
+  CHECK_EQ(r.slot, 1);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(S(&t, 1, WTP_S_STATE), WTP_ASSIGNED);
+  CHECK_EQ(g.calls, 1);
+  CHECK_EQ(g.slots[0], 1);
+  free_pool(&t);
+}
+
+/* After wtp_pool_close every spawner, owner or not, with or without grow,
+ * declines "terminated" at once and touches nothing. */
+static void test_close(void) {
+  tpool_t t = armed_pool(3);
+  wtp_pool_t* p = &t.pool;
+  wtp_spawner_t owner, guest, grower;
+  grow_log_t g = {0};
+  wtp_spawner_init(&owner, p, 1000, 1);
+  wtp_spawner_init(&guest, p, 1000, 0);
+  wtp_spawner_init(&grower, p, 1000, 0);
+  grower.grow = grow_cb;
+  grower.ctx = &g;
+  int base = __wtp_park_running();
+  CHECK_EQ(wtp_spawn(&owner, 1).slot, 0);
+  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK(!wtp_pool_closed(p));
+  int32_t impl = H(&t, WTP_H_IMPL);
+  CHECK_EQ(wtp_pool_close(p), 3);
+  CHECK_EQ(H(&t, WTP_H_IMPL), impl | WTP_IMPL_CLOSED);
+  CHECK_EQ(H(&t, WTP_H_IMPL) & WTP_IMPL_MASK, WTP_IMPL_NATIVE);
+  for (uint32_t i = 0; i < 3; i++) CHECK_EQ(S(&t, i, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(__wtp_park_running(), base + 0); /* the assigned thread was uncounted */
+  int32_t before[8 + 8 * 3];
+  for (int i = 0; i < 8 + 8 * 3; i++) before[i] = t.words[i];
+  wtp_spawner_t* all[] = {&owner, &guest, &grower};
+  for (int k = 0; k < 3; k++) {
+    uint64_t t0 = __wtp_now_ns();
+    wtp_spawn_result_t r = wtp_spawn(all[k], 2);
+    CHECK(ms_since(t0) < SLACK_MS);
+    CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
+    CHECK_EQ(r.tid, -1);
+    CHECK_EQ(r.slot, -1);
+  }
+  CHECK_EQ(g.calls, 0);
+  for (int i = 0; i < 8 + 8 * 3; i++) CHECK_EQ(t.words[i], before[i]);
+  /* Idempotent. */
+  CHECK_EQ(wtp_pool_close(p), 3);
+  free_pool(&t);
+}
+
+/* ---- the running count (spin heuristic) -------------------------------- */
+
+/* Every path that takes a slot out of ASSIGNED/RUNNING uncounts it exactly
+ * once; before, only wtp_serve's run did, so a retire or a release before
+ * the take, or take/finish outside wtp_serve, left +1 for good. */
+static void test_running_count(void) {
+  tpool_t t = armed_pool(2);
+  wtp_pool_t* p = &t.pool;
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 0, 1);
+  /* Earlier tests free pools with threads still assigned: count from
+   * here. */
+  int base = __wtp_park_running();
+  int taken, released;
+  int32_t tid, arg;
+
+  /* spawn, take, finish (what a serve loop does) */
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1);
+  CHECK_EQ(__wtp_park_running(), base + 1);
+  wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
+  CHECK_EQ(taken, 1);
+  CHECK_EQ(__wtp_park_running(), base + 1);
+  wtp_slot_finish(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+  wtp_slot_finish(p, (uint32_t)r.slot); /* a second finish: no-op */
+  CHECK_EQ(__wtp_park_running(), base + 0);
+
+  /* spawn, release before the take */
+  r = wtp_spawn(&sp, 2);
+  CHECK_EQ(__wtp_park_running(), base + 1);
+  wtp_slot_release_if_running(p, (uint32_t)r.slot, r.tid, &released);
+  CHECK_EQ(released, 1);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+
+  /* spawn, take, release while RUNNING */
+  r = wtp_spawn(&sp, 3);
+  wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
+  wtp_slot_release_if_running(p, (uint32_t)r.slot, r.tid, &released);
+  CHECK_EQ(released, 1);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+  /* the worker's finish after that release: no-op */
+  wtp_slot_finish(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+
+  /* spawn, retire before the take; retire again */
+  r = wtp_spawn(&sp, 4);
+  CHECK_EQ(__wtp_park_running(), base + 1);
+  wtp_slot_retire(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+  wtp_slot_retire(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+
+  /* spawn, take, retire while RUNNING, then the worker's finish */
+  r = wtp_spawn(&sp, 5);
+  CHECK(r.slot >= 0);
+  wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
+  wtp_slot_retire(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+  wtp_slot_finish(p, (uint32_t)r.slot);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+
+  /* a message-dispatch slot whose dispatch fails: released, uncounted */
+  free_pool(&t);
+  t = make_pool(1);
+  p = &t.pool;
+  wtp_pool_open_slots(p, 1);
+  wtp_slot_arm(p, 0, 1);
+  dispatch_log_t d = {0};
+  d.fail = 1;
+  wtp_spawner_init(&sp, p, 0, 1);
+  sp.dispatch = dispatch_cb;
+  sp.ctx = &d;
+  r = wtp_spawn(&sp, 6);
+  CHECK_EQ(r.reason, WTP_REASON_DISPATCH_FAILED);
+  CHECK_EQ(__wtp_park_running(), base + 0);
+  free_pool(&t);
+}
+
+/* ---- S_FLAGS is read once, at the claim ---------------------------------- */
+
+/* grow() runs embedder code (JavaScript) between the claim of a new slot and
+ * its assignment; one that writes the slot's flags must not turn the
+ * worker-served slot into a message-dispatch one. */
+static int grow_sets_flags(void* ctx, uint32_t slot) {
+  tpool_t* t = ctx;
+  set_s(t, slot, WTP_S_FLAGS, WTP_FLAG_MESSAGE_DISPATCH);
+  return 0;
+}
+
+static void test_flags_read_at_claim(void) {
+  tpool_t t = make_pool(1);
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, &t.pool, 0, 1);
+  sp.grow = grow_sets_flags;
+  sp.ctx = &t;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1); /* no dispatch callback */
+  CHECK_EQ(r.reason, WTP_REASON_NONE);
+  CHECK_EQ(r.slot, 0);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_ASSIGNED);
+  wtp_slot_retire(&t.pool, 0);
   free_pool(&t);
 }
 
@@ -873,5 +1082,9 @@ int main(void) {
   RUN(test_retired_while_claimed);
   RUN(test_serve_single);
   RUN(test_hostile);
+  RUN(test_close_races_reserve);
+  RUN(test_close);
+  RUN(test_running_count);
+  RUN(test_flags_read_at_claim);
   return harness_summary("test_pool");
 }

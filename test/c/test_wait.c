@@ -171,18 +171,20 @@ static void test_wake_one_all(void) {
 
 /* ---- the park layer ---------------------------------------------------- */
 
-static atomic_int polls;
+static atomic_int polls;       /* slice-end polls */
+static atomic_int early_polls; /* slice_end 0: before the first sleep, or
+                                  after a wake that left the word as it was */
 static atomic_int stop_flag;
 static int count_polls(void* ctx, int slice_end) {
-  (void)slice_end;
   (void)ctx;
-  atomic_fetch_add(&polls, 1);
+  atomic_fetch_add(slice_end ? &polls : &early_polls, 1);
   return atomic_load(&stop_flag);
 }
 
 static void test_park_basics(void) {
   int32_t word = 3;
   atomic_store(&polls, 0);
+  atomic_store(&early_polls, 0);
   atomic_store(&stop_flag, 0);
   /* Differs: CHANGED at once, nothing polled. */
   CHECK_EQ(__wtp_park(&word, 2, UINT64_MAX, count_polls, NULL),
@@ -195,21 +197,28 @@ static void test_park_basics(void) {
    * the deadline are polled, 2 or 3 of them, then TIMEOUT at the deadline
    * (not early), with no poll at the deadline itself. */
   double span = WTP_PARK_SLICE_MS * 2.5;
+  atomic_store(&early_polls, 0);
   uint64_t deadline = in_ms(span);
   CHECK_EQ(__wtp_park(&word, 3, deadline, count_polls, NULL),
            WTP_PARK_TIMEOUT);
   CHECK(__wtp_now_ns() >= deadline);
   CHECK(atomic_load(&polls) >= 2 && atomic_load(&polls) <= 3);
 
-  /* Interrupted: the first slice end that sees the flag. */
+  /* Two early polls: on entry and before the first sleep (W2'). */
+  CHECK_EQ(atomic_load(&early_polls), 2);
+
+  /* Interrupted: the flag set before the park is seen on entry, before
+   * any spin or sleep: at once, with no slice end. */
   atomic_store(&polls, 0);
+  atomic_store(&early_polls, 0);
   atomic_store(&stop_flag, 1);
   uint64_t t0 = __wtp_now_ns();
   CHECK_EQ(__wtp_park(&word, 3, UINT64_MAX, count_polls, NULL),
            WTP_PARK_INTERRUPTED);
   double took = ms_since(t0);
-  CHECK(took <= WTP_PARK_SLICE_MS + SLACK_MS); /* at the next grid point */
-  CHECK_EQ(atomic_load(&polls), 1);
+  CHECK(took < WTP_PARK_SLICE_MS / 2.0);
+  CHECK_EQ(atomic_load(&polls), 0);
+  CHECK_EQ(atomic_load(&early_polls), 1);
   atomic_store(&stop_flag, 0);
 
   /* NULL interrupted: slices go on silently until the deadline. */
@@ -231,6 +240,66 @@ static void* parker(void* p) {
   atomic_store(&a->started, 1);
   a->result = __wtp_park(&a->word, 0, in_ms(5000), NULL, NULL);
   return NULL;
+}
+
+/* ---- stopping a waiter (wtp_park.c, "Stopping a waiter") ---------------- */
+
+typedef struct stop_arg {
+  int32_t word;
+  atomic_int stop;
+  atomic_int started;
+  int result;
+  uint64_t returned_at;
+} stop_arg_t;
+
+static int stop_cb(void* ctx, int slice_end) {
+  (void)slice_end;
+  stop_arg_t* a = ctx;
+  return atomic_load_explicit(&a->stop, memory_order_seq_cst);
+}
+
+/* The caller's loop of a real waiter: park on the value read, and on a
+ * change read it again and park again, until interrupted. */
+static void* stop_waiter(void* p) {
+  stop_arg_t* a = p;
+  atomic_store(&a->started, 1);
+  int r;
+  do {
+    int32_t v = __atomic_load_n(&a->word, __ATOMIC_SEQ_CST);
+    r = __wtp_park(&a->word, v, UINT64_MAX, stop_cb, a);
+  } while (r == WTP_PARK_CHANGED);
+  a->result = r;
+  a->returned_at = __wtp_now_ns();
+  return NULL;
+}
+
+/* A stop that lands while the waiter spins (or between its announce and its
+ * sleep) must not wait for a slice end: the stopper stores the flag, changes
+ * the word (a generation bump), then unparks. A long spin limit makes the
+ * spin window last about a slice; the old park, which read the flag only
+ * after a wake or at a slice end, returned one slice after the spin. */
+static void test_stop_prompt(void) {
+  __wtp_park_set_spin_limit(10 * 1000 * 1000); /* ~0.3 s of pause */
+  for (int round = 0; round < 5; round++) {
+    stop_arg_t a;
+    a.word = 0;
+    atomic_init(&a.stop, 0);
+    atomic_init(&a.started, 0);
+    a.result = -1;
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, stop_waiter, &a), 0);
+    while (!atomic_load(&a.started)) sleep_ms(1);
+    sleep_ms(round * 3); /* spinning, or (later rounds) maybe parked */
+    uint64_t t0 = __wtp_now_ns();
+    atomic_store_explicit(&a.stop, 1, memory_order_seq_cst);          /* S1 */
+    __atomic_fetch_add(&a.word, 1, __ATOMIC_SEQ_CST);                 /* K1 */
+    __wtp_unpark_all(&a.word);                                        /* K2, K3 */
+    pthread_join(th, NULL);
+    CHECK_EQ(a.result, WTP_PARK_INTERRUPTED);
+    double took = (a.returned_at - t0) / 1e6;
+    CHECK(took < WTP_PARK_SLICE_MS / 2.0);
+  }
+  __wtp_park_set_spin_limit(-1);
 }
 
 static void test_unpark_skips_syscall(void) {
@@ -286,9 +355,10 @@ typedef struct waiting {
 
 static atomic_int stale;
 static int stale_poll(void* ctx, int slice_end) {
-  (void)slice_end;
   waiting_t* w = ctx;
-  if (__atomic_load_n(w->word, __ATOMIC_SEQ_CST) != w->expected)
+  /* Only slice ends count: the early polls (slice_end 0) run before the
+   * waiter sleeps, where a change since its read is the normal race. */
+  if (slice_end && __atomic_load_n(w->word, __ATOMIC_SEQ_CST) != w->expected)
     atomic_fetch_add(&stale, 1);
   return 0;
 }
@@ -344,6 +414,7 @@ int main(void) {
   RUN(test_eintr);
   RUN(test_wake_one_all);
   RUN(test_park_basics);
+  RUN(test_stop_prompt);
   RUN(test_unpark_skips_syscall);
   RUN(test_no_lost_wakeup);
   return harness_summary("test_wait");

@@ -143,9 +143,15 @@ static wtp_spawn_result_t sh_spawn(shadow_t* s, const sh_spawner_t* sp,
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
   int32_t tid = 0;
   int have_tid = 0;
+  /* A closed pool declines everything, touching nothing. */
+  if (SH(s, WTP_H_IMPL) & WTP_IMPL_CLOSED) {
+    res.reason = WTP_REASON_TERMINATED;
+    return res;
+  }
   for (int round = 0; round < 64; round++) {
     /* claim */
     int32_t slot = -1;
+    int disp = 0; /* the flag as read at the claim */
     uint32_t live = 0;
     uint32_t n = sh_slots(s, sp->capacity);
     for (uint32_t i = 0; i < n && slot < 0; i++) {
@@ -154,6 +160,7 @@ static wtp_spawn_result_t sh_spawn(shadow_t* s, const sh_spawner_t* sp,
       if (SS(s, i, WTP_S_STATE) == WTP_IDLE) {
         SS(s, i, WTP_S_STATE) = WTP_CLAIMED;
         slot = (int32_t)i;
+        disp = dispatch;
         break;
       }
       if (SS(s, i, WTP_S_STATE) != WTP_RETIRED) live++;
@@ -162,9 +169,13 @@ static wtp_spawn_result_t sh_spawn(shadow_t* s, const sh_spawner_t* sp,
       int32_t hs = SH(s, WTP_H_SLOTS);
       int room = has_grow && hs >= 0 && (uint32_t)hs < sp->capacity;
       if (room) {
-        /* spawn_wait_ms 0: grow at once. */
+        /* spawn_wait_ms 0: grow at once. The reserved slot is claimed
+         * PENDING -> CLAIMED by CAS; a slot that is not PENDING (a hostile
+         * state) is spent and the claim looks again. */
         SH(s, WTP_H_SLOTS) = hs + 1;
+        if (SS(s, hs, WTP_S_STATE) != WTP_PENDING) continue;
         SS(s, hs, WTP_S_STATE) = WTP_CLAIMED;
+        disp = 0; /* grown: worker-served, its flags never read */
         uint8_t g = pl->ngrow < 4 ? pl->grow[pl->ngrow] : 0;
         pl->ngrow++;
         if (g & 2) sh_retire(s, (uint32_t)hs);
@@ -182,7 +193,8 @@ static wtp_spawn_result_t sh_spawn(shadow_t* s, const sh_spawner_t* sp,
     }
     if (!have_tid) {
       tid = SH(s, WTP_H_NEXT_TID);
-      sh_inc(s, WTP_H_NEXT_TID);
+      /* Sticky: only a valid tid moves the counter. */
+      if (tid >= 1 && tid <= WTP_MAX_TID) sh_inc(s, WTP_H_NEXT_TID);
       have_tid = 1;
       if (tid <= 0 || tid > WTP_MAX_TID) {
         if (SS(s, slot, WTP_S_STATE) == WTP_CLAIMED)
@@ -200,7 +212,7 @@ static wtp_spawn_result_t sh_spawn(shadow_t* s, const sh_spawner_t* sp,
       continue;
     }
     SS(s, slot, WTP_S_STATE) = WTP_ASSIGNED;
-    if (SS(s, slot, WTP_S_FLAGS) & WTP_FLAG_MESSAGE_DISPATCH) {
+    if (disp) {
       uint8_t d = 0;
       if (has_dispatch) {
         d = pl->ndispatch < 4 ? pl->dispatch[pl->ndispatch] : 0;
@@ -261,8 +273,9 @@ static int dispatch_cb(void* p, uint32_t slot, int32_t tid, int32_t arg) {
 static void check_result(wtp_spawn_result_t r, const wtp_pool_t* pool, int op) {
   if (r.tid == -1) {
     CHECK(r.slot == -1, op);
-    CHECK(r.reason >= WTP_REASON_POOL_EXHAUSTED &&
-              r.reason <= WTP_REASON_DISPATCH_FAILED, op);
+    CHECK((r.reason >= WTP_REASON_POOL_EXHAUSTED &&
+           r.reason <= WTP_REASON_DISPATCH_FAILED) ||
+              r.reason == WTP_REASON_TERMINATED, op);
   } else {
     CHECK(r.tid >= 1 && r.tid <= WTP_MAX_TID, op);
     CHECK(r.slot >= 0 && (uint32_t)r.slot < pool->max_slots, op);
@@ -515,8 +528,19 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         CHECK(ctx.ngrow == spl.ngrow && ctx.ndispatch == spl.ndispatch, op);
         break;
       }
-      case 12: { /* a fresh spawner (re-reads the capacity) */
-        sp_ready[byte(&r) % NSPAWNERS] = 0;
+      case 12: { /* a fresh spawner (re-reads the capacity), or a close */
+        uint8_t b = byte(&r);
+        if (b & 0x80) {
+          uint32_t cap = sh_capacity(&sh);
+          uint32_t n = sh_slots(&sh, cap);
+          CHECK(wtp_pool_close(&pool) == n, op);
+          SH(&sh, WTP_H_IMPL) |= WTP_IMPL_CLOSED;
+          for (uint32_t i = 0; i < n; i++) sh_retire(&sh, i);
+          sh_inc(&sh, WTP_H_GENERATION);
+          CHECK(wtp_pool_closed(&pool) == 1, op);
+          break;
+        }
+        sp_ready[b % NSPAWNERS] = 0;
         break;
       }
       case 13:

@@ -29,7 +29,10 @@
  * Configurations (test/model/Makefile): NSPAWN=2 spawners x 1 spawn, NSLOT=2;
  * "release" (late/duplicate exits, no early retire), "retire" (one retire by
  * the owner or a worker at any point), "overflow" (MAXTID=1: the second tid
- * overflows). Three spawners (-DNSPAWN=3) is a valid model but its state
+ * overflows), "grow" (-DGROW: no slot in service at first; a spawner that
+ * finds no IDLE slot reserves slot H_SLOTS by CAS, claims it PENDING ->
+ * CLAIMED by CAS, checks the closed flag and starts its worker; the owner
+ * runs terminateAll, closing the pool, at any point). Three spawners (-DNSPAWN=3) is a valid model but its state
  * space does not fit the 2-minute budget.
  *
  * Properties (assertions and end states in each safety run; P5 also as LTL):
@@ -40,7 +43,9 @@
  *   P3 a tid runs at most once, and only the tid assigned to that slot;
  *   P4 every assigned thread runs, unless its slot was retired (or, in the
  *      EARLY_RELEASE variant, released) before the worker took it;
- *   P5 RETIRED is final (assertion at every non-retire write, and LTL).
+ *   P5 RETIRED is final (assertion at every non-retire write, and LTL);
+ *   P6 (grow) once terminateAll has returned, no slot is ever assigned, and
+ *      a spawn that starts after the close is declined.
  *
  * Variants (-D at spin -a):
  *   BUG_NO_RECHECK   the wait sleeps without re-checking the word: expected
@@ -54,6 +59,14 @@
  *   EARLY_RELEASE    the owner releases a thread it saw ASSIGNED/RUNNING on
  *                    a worker-served slot (not a late exit): REPORTED (P2/P3,
  *                    the ABA window of the tid guard)
+ *   SDK_RESERVE_STORE (grow) the SDK's unconditional CLAIMED store after the
+ *                    H_SLOTS CAS: REPORTED (P5, terminateAll's retire of the
+ *                    new slot, landing between the two, is undone)
+ *   NO_CLOSE_CHECK   (grow) no closed check after the reservation (the SDK's
+ *                    Node host, whose only "terminated" check is the
+ *                    owner's): REPORTED (P6, or first P1: a slot reserved
+ *                    after the closer's last read of H_SLOTS is served by a
+ *                    worker that nothing ever ends)
  */
 
 #ifndef NSLOT
@@ -82,6 +95,15 @@
 #define NTID (NSPAWN + 2)  /* tids 1..NSPAWN (+ overflow headroom) */
 
 byte gen;                  /* H_GENERATION (wraps at 256; bumps are bounded) */
+#ifdef GROW
+byte nslots;               /* H_SLOTS: grown by CAS from 0 */
+bool closed;               /* the closed bit of H_IMPL */
+bool closeDone;            /* ghost: terminateAll has returned */
+byte workersStarted;       /* ghost: workers started by grow() */
+#define SLOTS nslots
+#else
+#define SLOTS NSLOT
+#endif
 byte nexttid = 1;          /* H_NEXT_TID */
 byte state[NSLOT];         /* S_STATE */
 byte tidw[NSLOT];          /* S_TID */
@@ -193,9 +215,16 @@ proctype Spawner(byte me) {
   /* claim(): the first scan and the wait loop are the same loop here. */
 claim:
   do
-  :: atomic { g = gen; s = NONE; live = 0; i = 0 }
+  :: 
+#ifdef GROW
+     if
+     :: closed -> goto done            /* declined "terminated" */
+     :: else -> skip
+     fi;
+#endif
+     atomic { g = gen; s = NONE; live = 0; i = 0 }
      do
-     :: s == NONE && i < NSLOT ->
+     :: s == NONE && i < SLOTS ->
         atomic {                       /* CAS(state, IDLE, CLAIMED) */
           if
           :: state[i] == IDLE -> state[i] = CLAIMED; claimer[i] = me; s = i
@@ -217,8 +246,46 @@ claim:
      od;
      if
      :: s != NONE -> atomic { g = 0; live = 0; i = 0 }; break
+#ifdef GROW
+     :: s == NONE && nslots < NSLOT ->   /* room: grow */
+        atomic {                         /* CAS(H_SLOTS, n, n+1) */
+          if
+          :: nslots < NSLOT -> s = nslots; nslots++
+          :: else -> skip
+          fi
+        }
+        if
+        :: s == NONE -> atomic { g = 0; live = 0; i = 0 }; goto claim  /* lost the room */
+        :: else -> skip
+        fi;
+#ifdef SDK_RESERVE_STORE
+        atomic { assert(state[s] != RETIRED); state[s] = CLAIMED; claimer[s] = me };  /* P5 */
+#else
+        atomic {                         /* CAS(state, PENDING, CLAIMED) */
+          if
+          :: state[s] == PENDING -> state[s] = CLAIMED; claimer[s] = me
+          :: else -> s = NONE            /* retired by the close: terminated */
+          fi
+        }
+        if
+        :: s == NONE -> goto done
+        :: else -> skip
+        fi;
+#endif
+#ifndef NO_CLOSE_CHECK
+        if
+        :: closed -> retire(s); goto done  /* the closer may have missed it */
+        :: else -> skip
+        fi;
+#endif
+        atomic { workersStarted++; run Worker(NSPAWN + s, s) };  /* grow(slot) */
+        atomic { g = 0; live = 0; i = 0 }; break
+     :: s == NONE && nslots >= NSLOT && live == 0 -> goto done
+     :: s == NONE && nslots >= NSLOT && live != 0 -> atomic { live = 0; i = 0 }; nwait(GEN, g, me)
+#else
      :: s == NONE && live == 0 -> goto done  /* pool-exhausted: nothing can come free */
      :: s == NONE && live != 0 -> atomic { live = 0; i = 0 }; nwait(GEN, g, me)
+#endif
      fi
   od;
 
@@ -258,6 +325,9 @@ claim:
     :: state[s] == CLAIMED ->
        assert(claimer[s] == me);       /* P2 */
        assert(onSlot[s] == 0);         /* P2 */
+#ifdef GROW
+       assert(!closeDone);             /* P6 */
+#endif
        state[s] = ASSIGNED; assigned[t] = true
     :: else -> s = NONE                /* retired while CLAIMED: claim again */
     fi
@@ -357,6 +427,30 @@ inline release(s, rt) {
 proctype Owner() {
   byte i, st, pk, rt, releases;
 
+#ifdef GROW
+  /* terminateAll: close, then retire every slot in service, re-reading
+   * H_SLOTS until it stops moving. Its first step can be scheduled at any
+   * point of the spawners' runs. */
+  closed = true;
+  i = 0;
+  do
+  :: i < nslots -> retire(i); i++
+  :: else -> break
+  od;
+  closeDone = true;
+  bump();
+  spawnsDone == NSPAWN;
+  workersDone == workersStarted;
+  i = 1;
+  do
+  :: i < NTID ->
+     assert(!assigned[i] || ran[i] == 1 || lostByRetire[i]);
+     i++
+  :: else -> break
+  od;
+  goto finished;
+#endif
+
   /* Arm the slots (browser warm pool), interleaved with everything else. */
   i = 0;
   do
@@ -417,7 +511,9 @@ proctype Owner() {
      assert(!assigned[i] || ran[i] == 1 || lostByRetire[i] || lostByRelease[i]);
      i++
   :: else -> break
-  od
+  od;
+finished:
+  skip
 }
 
 init {
@@ -430,11 +526,13 @@ init {
     :: k < NSPAWN -> run Spawner(k); k++
     :: else -> break
     od;
+#ifndef GROW
     k = 0;
     do
     :: k < NSLOT -> run Worker(NSPAWN + k, k); k++
     :: else -> break
     od;
+#endif
     k = 0
   }
 }

@@ -53,6 +53,10 @@ const info = pool.getWasiThreadPoolImplementation();
 const impl: "native" | "js" = info.implementation;
 const nativeError: string | null = info.native.error;
 const of: "native" | "js" = pool.wasiThreadPoolImplementationOf(p);
+const retiredCount: number = pool.terminateWasiThreadPool(p);
+const closed: boolean = pool.wasiThreadPoolTerminated(p);
+const terminatedReason: pool.WasiThreadPoolDeclineReason = "terminated";
+void [retiredCount, closed, terminatedReason];
 pool.serveWasiThreadPoolSlot(p, 1, { runThread: (tid, startArg) => tid + startArg > 0, osThreadId: 3 });
 const resolved: number = pool.resolveSpawnWaitMs(undefined);
 
