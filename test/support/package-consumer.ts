@@ -81,8 +81,13 @@ if (spawned.reason === null) {
   void [tid, slot];
 } else {
   const minusOne: -1 = spawned.tid;
-  const reason: "pool-exhausted" | "worker-create-failed" | "tid-exhausted" | "dispatch-failed" | "interrupted" =
-    spawned.reason;
+  const reason:
+    | "pool-exhausted"
+    | "worker-create-failed"
+    | "tid-exhausted"
+    | "dispatch-failed"
+    | "interrupted"
+    | "terminated" = spawned.reason;
   void [minusOne, reason];
 }
 
