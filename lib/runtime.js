@@ -360,6 +360,16 @@ function createThreadWasi({ processState, getMemory, writeOutput }) {
 // ---------------------------------------------------------------------------
 // The runtime
 
+function memoryImportOf(wasmModule) {
+  try {
+    const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
+    if (entry) return { module: entry.module, name: entry.name };
+  } catch {
+    // Not a module: instantiate() will say so.
+  }
+  return { module: "env", name: "memory" };
+}
+
 function importsModule(wasmModule, moduleName) {
   try {
     return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
@@ -434,11 +444,15 @@ export function createWasiThreadWorkerRuntime({
     writeOutput,
   });
 
+  // The shared memory goes under whatever name the guest imports it
+  // (env.memory for wasm-ld's default).
+  const memoryImport = memoryImportOf(wasmModule);
   const imports = {
     wasi_snapshot_preview1: wasiImports,
-    env: { memory },
+    env: {},
     wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 },
   };
+  imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
 
   const extras = resolveExtraImports(extraImports, {
     memory,
@@ -448,7 +462,7 @@ export function createWasiThreadWorkerRuntime({
   });
   mergeImportFragments(imports, extras.fragments);
   // The shared memory always wins, whatever a fragment said.
-  imports.env = { ...imports.env, memory };
+  imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
 
   // The SDK bridges space_data_module_host hostcalls to the owning thread;
   // that bridge is SDK-specific and not part of this runtime. A fragment may
