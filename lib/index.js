@@ -28,6 +28,7 @@ export {
   liftoffHazardState,
   protectFromLiftoffHazard,
 } from "./liftoff.js";
+export { TRAP_EXIT_CODE, runWasiThreadsProgram } from "./program.js";
 
 // Node 20's Liftoff tier can lose a wasm local across memory.atomic.wait32
 // (docs/runtime.md). Importing the package means guests are about to be

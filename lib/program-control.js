@@ -1,0 +1,131 @@
+// The words a running program's threads and its supervisor share
+// (docs/runner.md). One Int32Array over a SharedArrayBuffer per program, plus
+// a stdin buffer and a text area for a trap's description.
+//
+// Every thread of the program (the guest's main thread in its worker, every
+// pool worker) writes these words; the supervisor (the thread that called
+// runWasiThreadsProgram) waits on C_DOORBELL with Atomics.waitAsync, so its
+// event loop is never blocked, and acts on whatever changed.
+//
+// Words:
+//   C_STATE      RUNNING until the program ends. The first thread to CAS it
+//                RUNNING -> EXITED or TRAPPED decides how the program ended;
+//                every other ending loses the CAS and parks.
+//   C_EXIT_CODE  written (once) by the CAS winner before it rings.
+//   C_DOORBELL   incremented, then notified, by every thread that wants the
+//                supervisor's attention (an ending, a stdin request).
+//                The supervisor reads it before it looks at the other words
+//                and waits on the value it read, so no ring is lost.
+//   C_STDIN_*    the stdin hand-over (below).
+//   C_PARK       never changes: a thread whose program has ended waits on it
+//                until its worker is terminated (Atomics.wait: interruptible).
+//   C_TRAP_LEN   bytes of the trap text in the text area (the CAS winner).
+//
+// stdin, one buffer, one reader at a time (C_STDIN_LOCK):
+//   EMPTY -> REQUESTED   a reader that found nothing (then rings, waits)
+//   REQUESTED -> FULL    the supervisor put C_STDIN_LEN bytes in the buffer
+//   REQUESTED -> EOF     the supervisor's stream ended (stays EOF)
+//   FULL -> EMPTY        the reader that took the last byte
+// All seq_cst (Atomics); a reader waits on C_STDIN_STATE while REQUESTED.
+
+export const C_STATE = 0;
+export const C_EXIT_CODE = 1;
+export const C_DOORBELL = 2;
+export const C_STDIN_STATE = 3;
+export const C_STDIN_LEN = 4;
+export const C_STDIN_POS = 5;
+export const C_STDIN_LOCK = 6;
+export const C_PARK = 7;
+export const C_TRAP_LEN = 8;
+export const CONTROL_WORDS = 16;
+
+export const STATE_RUNNING = 0;
+export const STATE_EXITED = 1;
+export const STATE_TRAPPED = 2;
+
+export const STDIN_EMPTY = 0;
+export const STDIN_REQUESTED = 1;
+export const STDIN_FULL = 2;
+export const STDIN_EOF = 3;
+
+export const STDIN_BUFFER_BYTES = 65536;
+export const TRAP_TEXT_BYTES = 8192;
+
+export function createProgramControl() {
+  return {
+    control: new Int32Array(new SharedArrayBuffer(4 * CONTROL_WORDS)),
+    stdinBuffer: new Uint8Array(new SharedArrayBuffer(STDIN_BUFFER_BYTES)),
+    trapText: new Uint8Array(new SharedArrayBuffer(TRAP_TEXT_BYTES)),
+  };
+}
+
+export function ring(control) {
+  Atomics.add(control, C_DOORBELL, 1);
+  Atomics.notify(control, C_DOORBELL);
+}
+
+// The calling thread's program has ended (or is ending): wait to be
+// terminated. Atomics.wait, so worker.terminate() interrupts it at once.
+export function parkForever(control) {
+  for (;;) Atomics.wait(control, C_PARK, 0);
+}
+
+// Ends the program with `code` unless it has ended already; never returns.
+export function endProgram(program, code) {
+  const { control } = program;
+  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
+    Atomics.store(control, C_EXIT_CODE, code | 0);
+    ring(control);
+  }
+  parkForever(control);
+}
+
+// Ends the program with a trap on `thread` (text for the user) unless it has
+// ended already; never returns.
+export function trapProgram(program, thread, error) {
+  const { control, trapText } = program;
+  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_TRAPPED) === STATE_RUNNING) {
+    const text = new TextEncoder().encode(`${thread} trapped: ${error?.stack ?? String(error)}`);
+    const length = Math.min(text.length, trapText.length);
+    trapText.set(text.subarray(0, length));
+    Atomics.store(control, C_TRAP_LEN, length);
+    ring(control);
+  }
+  parkForever(control);
+}
+
+export function programEnded(program) {
+  return Atomics.load(program.control, C_STATE) !== STATE_RUNNING;
+}
+
+// Reads up to `max` bytes of the program's stdin, blocking (interruptibly)
+// until the supervisor has data or the stream has ended. Returns a
+// Uint8Array (empty at end of file).
+export function readStdin(program, max) {
+  const { control, stdinBuffer } = program;
+  // One reader at a time: 0 free, 1 held.
+  while (Atomics.compareExchange(control, C_STDIN_LOCK, 0, 1) !== 0) Atomics.wait(control, C_STDIN_LOCK, 1);
+  try {
+    for (;;) {
+      const state = Atomics.load(control, C_STDIN_STATE);
+      if (state === STDIN_FULL) {
+        const length = Atomics.load(control, C_STDIN_LEN);
+        const pos = Atomics.load(control, C_STDIN_POS);
+        const take = Math.min(max, length - pos);
+        const bytes = stdinBuffer.slice(pos, pos + take);
+        if (pos + take >= length) Atomics.store(control, C_STDIN_STATE, STDIN_EMPTY);
+        else Atomics.store(control, C_STDIN_POS, pos + take);
+        return bytes;
+      }
+      if (state === STDIN_EOF || max === 0) return new Uint8Array(0);
+      if (state === STDIN_EMPTY) {
+        Atomics.store(control, C_STDIN_STATE, STDIN_REQUESTED);
+        ring(control);
+      }
+      Atomics.wait(control, C_STDIN_STATE, STDIN_REQUESTED);
+    }
+  } finally {
+    Atomics.store(control, C_STDIN_LOCK, 0);
+    Atomics.notify(control, C_STDIN_LOCK, 1);
+  }
+}

@@ -1,0 +1,328 @@
+// runWasiThreadsProgram: runs a wasi-threads command program (a module with
+// _start) with WASI's process semantics, the way `wasmtime run` runs one
+// (docs/runner.md). Node only.
+//
+// The caller's thread is the supervisor: it never runs guest code and never
+// blocks. The guest's main thread runs in a worker (lib/program-worker.js),
+// its other threads on the pool's workers (lib/worker-node.js with
+// lib/wasi-node.js as their runtime). Every thread reports to the supervisor
+// through shared words (lib/program-control.js) that the supervisor waits on
+// with Atomics.waitAsync. When the program ends (proc_exit or _start's return
+// on any thread, or a trap on any thread) the supervisor retires the pool,
+// wakes native waits, and terminates the main thread's worker, which ends
+// every pool worker with it; then it resolves {exitCode}.
+
+import { Worker } from "node:worker_threads";
+import { native } from "./binding.js";
+import { compileWasiThreadGuest } from "./liftoff.js";
+import { HEADER_WORDS, H_SLOTS, SLOT_WORDS, S_THREAD } from "./layout.js";
+import { workerExecArgv } from "./host-node.js";
+import {
+  createWasiThreadPool,
+  readWasiThreadPoolReport,
+  retireWasiThreadPoolSlot,
+  wasiThreadPoolImplementationOf,
+} from "./pool.js";
+import {
+  C_DOORBELL,
+  C_EXIT_CODE,
+  C_STATE,
+  C_STDIN_LEN,
+  C_STDIN_POS,
+  C_STDIN_STATE,
+  C_TRAP_LEN,
+  STATE_RUNNING,
+  STATE_TRAPPED,
+  STDIN_EOF,
+  STDIN_FULL,
+  STDIN_REQUESTED,
+  createProgramControl,
+} from "./program-control.js";
+import { describeProgramMemory } from "./wasm-memory.js";
+
+const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
+const DEFAULT_POOL_CAPACITY = 1024;
+
+// A trap ends the program the way an abort ends a process: 128 + SIGABRT.
+export const TRAP_EXIT_CODE = 134;
+
+const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "implementation"];
+
+function fail(Kind, message) {
+  throw new Kind(`runWasiThreadsProgram: ${message}`);
+}
+
+function normalizeArgs(args) {
+  if (args === undefined) return ["program"];
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
+    fail(TypeError, "options.args must be an array of strings (args[0] is the program's name).");
+  }
+  return args.length === 0 ? ["program"] : args;
+}
+
+function normalizeEnv(env) {
+  if (env === undefined) return {};
+  if (env === null || typeof env !== "object" || Array.isArray(env)) {
+    fail(TypeError, "options.env must be an object of NAME: value strings.");
+  }
+  const out = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value !== "string") fail(TypeError, `options.env.${key} must be a string.`);
+    if (key.includes("=")) fail(TypeError, `options.env name ${JSON.stringify(key)} contains "=".`);
+    out[key] = value;
+  }
+  return out;
+}
+
+function normalizePreopens(preopens) {
+  if (preopens === undefined) return {};
+  if (preopens === null || typeof preopens !== "object" || Array.isArray(preopens)) {
+    fail(TypeError, 'options.preopens must be an object { "/guest/path": "host/dir" }.');
+  }
+  for (const [guest, host] of Object.entries(preopens)) {
+    if (typeof host !== "string") fail(TypeError, `options.preopens[${JSON.stringify(guest)}] must be a string.`);
+  }
+  return { ...preopens };
+}
+
+// stdout/stderr: the process's own fd by default; a number is an fd; a
+// stream with a numeric fd (process.stdout, an opened fs.WriteStream) is
+// written through that fd.
+function normalizeOutput(value, name, fallback) {
+  if (value === undefined) return fallback;
+  if (Number.isInteger(value) && value >= 0) return value;
+  if (value && typeof value === "object" && Number.isInteger(value.fd) && value.fd >= 0) return value.fd;
+  fail(
+    TypeError,
+    `options.${name} must be a file descriptor or a stream with one (such as process.${name}); ` +
+      "a stream without a file descriptor is not supported.",
+  );
+}
+
+function normalizeStdin(stdin) {
+  // process.stdin is looked up only when the program first reads.
+  if (stdin === undefined) return { stream: null, processStdin: true };
+  if (stdin === null) return { bytes: new Uint8Array(0) };
+  if (typeof stdin === "string") return { bytes: new TextEncoder().encode(stdin) };
+  if (stdin instanceof Uint8Array) return { bytes: stdin };
+  if (stdin && typeof stdin.on === "function" && typeof stdin.pause === "function") return { stream: stdin };
+  fail(TypeError, "options.stdin must be a readable stream, a string, a Uint8Array or null (empty).");
+}
+
+function normalizeOptions(options) {
+  if (options === null || typeof options !== "object") fail(TypeError, "options must be an object.");
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.includes(key)) fail(TypeError, `unknown option ${JSON.stringify(key)}.`);
+  }
+  const { poolSize, implementation } = options;
+  if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1)) {
+    fail(RangeError, "options.poolSize must be a positive integer (the most pool workers alive at once).");
+  }
+  if (implementation !== undefined && implementation !== "native" && implementation !== "js") {
+    fail(RangeError, `options.implementation must be "native" or "js".`);
+  }
+  return {
+    args: normalizeArgs(options.args),
+    env: normalizeEnv(options.env),
+    preopens: normalizePreopens(options.preopens),
+    stdoutFd: normalizeOutput(options.stdout, "stdout", 1),
+    stderrFd: normalizeOutput(options.stderr, "stderr", 2),
+    stdin: normalizeStdin(options.stdin),
+    poolSize: poolSize ?? DEFAULT_POOL_CAPACITY,
+    implementation,
+  };
+}
+
+async function loadProgram(wasm) {
+  if (wasm instanceof WebAssembly.Module) {
+    fail(
+      TypeError,
+      "pass the program's bytes, not a compiled WebAssembly.Module: the memory's limits are read from " +
+        "the binary (WebAssembly.Module.imports does not give them).",
+    );
+  }
+  const memory = describeProgramMemory(wasm); // throws TypeError with the reason
+  const bytes = wasm instanceof Uint8Array ? wasm : new Uint8Array(ArrayBuffer.isView(wasm) ? wasm.buffer : wasm);
+  const wasmModule = await compileWasiThreadGuest(bytes);
+  const exports = WebAssembly.Module.exports(wasmModule);
+  if (!exports.some((e) => e.name === "_start" && e.kind === "function")) {
+    fail(
+      TypeError,
+      "this module exports no _start function: it is not a command. A reactor (_initialize and " +
+        "exported functions) is run with createWasiThreadSpawn (docs/api.md, \"Reactors\").",
+    );
+  }
+  return { wasmModule, memory };
+}
+
+// Hands stdin to the program's readers, chunk by chunk, only when one asks.
+function createStdinFeeder(source, control, stdinBuffer) {
+  const pending = [];
+  let ended = false;
+  let attached = false;
+  let stream = source.stream ?? null;
+  if (source.bytes) {
+    if (source.bytes.length > 0) pending.push(source.bytes);
+    ended = true;
+  }
+
+  function serve() {
+    if (Atomics.load(control, C_STDIN_STATE) !== STDIN_REQUESTED) return;
+    if (pending.length > 0) {
+      const chunk = pending[0];
+      const take = Math.min(chunk.length, stdinBuffer.length);
+      stdinBuffer.set(chunk.subarray(0, take));
+      if (take === chunk.length) pending.shift();
+      else pending[0] = chunk.subarray(take);
+      Atomics.store(control, C_STDIN_LEN, take);
+      Atomics.store(control, C_STDIN_POS, 0);
+      Atomics.store(control, C_STDIN_STATE, STDIN_FULL);
+      Atomics.notify(control, C_STDIN_STATE);
+    } else if (ended) {
+      Atomics.store(control, C_STDIN_STATE, STDIN_EOF);
+      Atomics.notify(control, C_STDIN_STATE);
+    } else if (stream || source.processStdin) {
+      stream ??= process.stdin;
+      attach();
+      stream.resume();
+    }
+  }
+
+  const onData = (chunk) => {
+    stream.pause();
+    pending.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    serve();
+  };
+  const onEnd = () => {
+    ended = true;
+    serve();
+  };
+
+  function attach() {
+    if (attached) return;
+    attached = true;
+    stream.on("data", onData);
+    stream.once("end", onEnd);
+    stream.once("error", onEnd);
+  }
+
+  return {
+    serve,
+    close() {
+      if (!attached) return;
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onEnd);
+      stream.pause();
+    },
+  };
+}
+
+
+export async function runWasiThreadsProgram(wasm, options = {}) {
+  const opts = normalizeOptions(options ?? {});
+  const { wasmModule, memory: memoryType } = await loadProgram(wasm);
+  const memory = new WebAssembly.Memory({
+    initial: memoryType.initial,
+    maximum: memoryType.maximum,
+    shared: true,
+  });
+  const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
+  const { control, stdinBuffer, trapText } = createProgramControl();
+  const program = {
+    control,
+    stdinBuffer,
+    trapText,
+    args: opts.args,
+    env: opts.env,
+    preopens: opts.preopens,
+    stdoutFd: opts.stdoutFd,
+    stderrFd: opts.stderrFd,
+  };
+  const execArgv = workerExecArgv(process.execArgv);
+  const worker = new Worker(PROGRAM_WORKER_URL, {
+    execArgv,
+    workerData: { wasmModule, memory, pool, processState: { program }, execArgv },
+  });
+  const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
+
+  let workerFault = null;
+  let workerGone = false;
+  let wakeSupervisor = null;
+  const poke = () => wakeSupervisor?.();
+  worker.on("error", (error) => {
+    workerFault = error;
+    poke();
+  });
+  worker.on("exit", () => {
+    workerGone = true;
+    poke();
+  });
+
+  try {
+    // The supervision loop: read the doorbell, act on the words, wait on the
+    // value read (a ring in between returns the wait at once).
+    for (;;) {
+      const seen = Atomics.load(control, C_DOORBELL);
+      if (Atomics.load(control, C_STATE) !== STATE_RUNNING) break;
+      if (workerFault || workerGone) break;
+      feeder.serve();
+      const waiting = Atomics.waitAsync(control, C_DOORBELL, seen);
+      if (waiting.async) {
+        await new Promise((resolve) => {
+          wakeSupervisor = resolve;
+          waiting.value.then(resolve);
+        });
+        wakeSupervisor = null;
+      }
+    }
+  } finally {
+    feeder.close();
+  }
+
+  await stopProgram(pool, worker);
+
+  const state = Atomics.load(control, C_STATE);
+  if (state === STATE_RUNNING) {
+    // The main thread's worker failed before the program could end itself.
+    const why = workerFault ? (workerFault.stack ?? String(workerFault)) : "its worker exited";
+    await writeStderr(opts.stderrFd, `wasi-thread-pool: the program's main thread failed to start: ${why}\n`);
+    return { exitCode: TRAP_EXIT_CODE };
+  }
+  if (state === STATE_TRAPPED) {
+    const length = Atomics.load(control, C_TRAP_LEN);
+    const text = new TextDecoder().decode(trapText.slice(0, length));
+    await writeStderr(opts.stderrFd, `wasi-thread-pool: ${text}\n`);
+    return { exitCode: TRAP_EXIT_CODE };
+  }
+  return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
+}
+
+// Every thread of the program stops: no slot can be claimed or served any
+// more, native waits return, and the main thread's worker (with every pool
+// worker under it) is terminated.
+async function stopProgram(pool, worker) {
+  let retired = 0;
+  for (let slots = readWasiThreadPoolReport(pool).slots; retired < slots; slots = readWasiThreadPoolReport(pool).slots) {
+    for (; retired < slots; retired++) retireWasiThreadPoolSlot(pool, retired);
+  }
+  // Pool workers are not this thread's workers, so the terminate hook of
+  // lib/binding.js does not see them: wake their native waits by thread id.
+  if (native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native") {
+    const control = pool.control;
+    const slots = Math.min(Atomics.load(control, H_SLOTS), retired);
+    for (let slot = 0; slot < slots; slot++) {
+      const osThread = Atomics.load(control, HEADER_WORDS + SLOT_WORDS * slot + S_THREAD);
+      if (osThread > 0) native.binding.interruptThread(osThread);
+    }
+  }
+  await worker.terminate();
+}
+
+function writeStderr(fd, text) {
+  return new Promise((resolve) => {
+    if (fd === 2) process.stderr.write(text, () => resolve());
+    else
+      import("node:fs").then(({ write }) => write(fd, text, () => resolve()));
+  });
+}

@@ -1,0 +1,147 @@
+// Reads what a wasi-threads program needs of its memory from the binary:
+// WebAssembly.Module.imports() names a memory import but does not give its
+// limits or whether it is shared, so the import section is parsed here.
+//
+// describeProgramMemory(bytes) -> {module, name, initial, maximum, shared}
+// (pages), or throws a TypeError that says why the program cannot run with a
+// memory shared between threads.
+
+const SECTION_IMPORT = 2;
+const SECTION_MEMORY = 5;
+const KIND_FUNC = 0;
+const KIND_TABLE = 1;
+const KIND_MEMORY = 2;
+const KIND_GLOBAL = 3;
+const KIND_TAG = 4;
+
+class Reader {
+  constructor(bytes) {
+    this.bytes = bytes;
+    this.pos = 0;
+  }
+
+  byte() {
+    if (this.pos >= this.bytes.length) throw new TypeError("wasm binary is truncated.");
+    return this.bytes[this.pos++];
+  }
+
+  // Unsigned LEB128, up to 64 bits (the value as a Number; limits fit).
+  u() {
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      const b = this.byte();
+      result += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return result;
+      scale *= 128;
+    }
+    throw new TypeError("wasm binary has a malformed LEB128 number.");
+  }
+
+  name() {
+    const length = this.u();
+    const end = this.pos + length;
+    if (end > this.bytes.length) throw new TypeError("wasm binary is truncated.");
+    const text = new TextDecoder().decode(this.bytes.subarray(this.pos, end));
+    this.pos = end;
+    return text;
+  }
+
+  // Limits of a memory or table type: flags, min, max when flagged.
+  limits() {
+    const flags = this.byte();
+    const initial = this.u();
+    const maximum = flags & 1 ? this.u() : null;
+    return { flags, initial, maximum, shared: (flags & 2) !== 0, memory64: (flags & 4) !== 0 };
+  }
+
+  // A value type: one byte, or a reference type with a heap type index.
+  valtype() {
+    const b = this.byte();
+    if (b === 0x63 || b === 0x64) this.u(); // (ref null? ht): typed function references
+  }
+}
+
+function toBytes(wasm) {
+  if (wasm instanceof Uint8Array) return wasm;
+  if (ArrayBuffer.isView(wasm)) return new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength);
+  if (wasm instanceof ArrayBuffer || (typeof SharedArrayBuffer === "function" && wasm instanceof SharedArrayBuffer)) {
+    return new Uint8Array(wasm);
+  }
+  throw new TypeError("wasm must be the program's bytes (Uint8Array, ArrayBuffer) or a WebAssembly.Module.");
+}
+
+// Every memory the binary imports and whether it defines any.
+export function readMemoryDeclarations(wasm) {
+  const bytes = toBytes(wasm);
+  const r = new Reader(bytes);
+  if (bytes.length < 8) throw new TypeError("not a wasm binary (too short).");
+  const magic = [0x00, 0x61, 0x73, 0x6d];
+  for (const b of magic) if (r.byte() !== b) throw new TypeError("not a wasm binary (bad magic).");
+  r.pos = 8;
+  const imports = [];
+  let defined = 0;
+  while (r.pos < bytes.length) {
+    const id = r.byte();
+    const size = r.u();
+    const end = r.pos + size;
+    if (end > bytes.length) throw new TypeError("wasm binary is truncated.");
+    if (id === SECTION_IMPORT) {
+      const count = r.u();
+      for (let i = 0; i < count; i++) {
+        const module = r.name();
+        const name = r.name();
+        const kind = r.byte();
+        if (kind === KIND_FUNC) r.u();
+        else if (kind === KIND_TABLE) {
+          r.valtype();
+          r.limits();
+        } else if (kind === KIND_MEMORY) imports.push({ module, name, ...r.limits() });
+        else if (kind === KIND_GLOBAL) {
+          r.valtype();
+          r.byte();
+        } else if (kind === KIND_TAG) {
+          r.byte();
+          r.u();
+        } else throw new TypeError(`wasm binary has an import of unknown kind ${kind}.`);
+      }
+    } else if (id === SECTION_MEMORY) {
+      defined += r.u();
+    }
+    r.pos = end;
+  }
+  return { imports, defined };
+}
+
+// The one shared memory a wasi-threads program must import.
+export function describeProgramMemory(wasm) {
+  const { imports, defined } = readMemoryDeclarations(wasm);
+  if (defined > 0) {
+    throw new TypeError(
+      "This program defines its own memory. Every thread of a wasi-threads program needs the same " +
+        "memory, so it must import one shared memory (link with --import-memory --shared-memory).",
+    );
+  }
+  if (imports.length === 0) {
+    throw new TypeError(
+      "This program has no memory. A wasi-threads program must import one shared memory " +
+        "(link with --import-memory --shared-memory).",
+    );
+  }
+  if (imports.length > 1) {
+    throw new TypeError(`This program imports ${imports.length} memories; wasi-threads programs import exactly one.`);
+  }
+  const [mem] = imports;
+  const where = `"${mem.module}" "${mem.name}"`;
+  if (mem.memory64) throw new TypeError(`This program's memory ${where} is a 64-bit memory, which is not supported.`);
+  if (!mem.shared) {
+    throw new TypeError(
+      `This program imports memory ${where} without "shared". Threads can only share a shared memory ` +
+        "(link with --shared-memory).",
+    );
+  }
+  if (mem.maximum === null) {
+    throw new TypeError(`This program's shared memory ${where} has no maximum, which a shared memory needs.`);
+  }
+  return { module: mem.module, name: mem.name, initial: mem.initial, maximum: mem.maximum, shared: true };
+}
