@@ -6,7 +6,7 @@
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; and the guest build, if the guest build script exists
+//      serves; and the guest builds (C, Zig), if their scripts exist
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
@@ -39,6 +39,7 @@ step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", 
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
+if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
 
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))

