@@ -201,19 +201,27 @@ function createStdinFeeder(source, control, stdinBuffer) {
   function attach() {
     if (attached) return;
     attached = true;
+    if (typeof stream.ref === "function") stream.ref();
     stream.on("data", onData);
     stream.once("end", onEnd);
     stream.once("error", onEnd);
   }
 
+  // A paused socket (process.stdin on a pipe) goes on reading into its
+  // buffer and keeps the event loop alive: unref'd after the program, it no
+  // longer holds the caller's process (ref() it to read it again).
+  const detach = () => {
+    stream.off("data", onData);
+    stream.off("end", onEnd);
+    stream.off("error", onEnd);
+    stream.pause();
+    if (typeof stream.unref === "function") stream.unref();
+  };
+
   return {
     serve,
     close() {
-      if (!attached) return;
-      stream.off("data", onData);
-      stream.off("end", onEnd);
-      stream.off("error", onEnd);
-      stream.pause();
+      if (attached) detach();
     },
   };
 }

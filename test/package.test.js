@@ -59,6 +59,7 @@ const ALLOWED = [
   /^binding\.gyp$/,
   /^scripts\/install\.js$/,
   /^lib\/[^/]+\.(?:js|mjs)$/,
+  /^bin\/[^/]+\.js$/,
   /^dist\/[^/]+\.mjs$/,
   /^src\/[^/]+\.[ch]$/,
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
@@ -77,6 +78,10 @@ const REQUIRED = [
   "lib/binding.js",
   "lib/host-node.js",
   "lib/worker-node.js",
+  "lib/program.js",
+  "lib/program-worker.js",
+  "lib/wasi-node.js",
+  "bin/wasi-thread-pool.js",
   "src/binding.c",
   "types/index.d.ts",
   "types/pool.d.ts",
@@ -349,7 +354,7 @@ describe("the npm package", { timeout: 600_000 }, () => {
     if (HAS_PREBUILD) assert.ok(files.some((f) => f.startsWith(`prebuilds/${PLATFORM}/`)), "the prebuild is packed");
 
     // Every file the manifest points at is in the tarball.
-    const targets = [PKG.main, PKG.browser, PKG.types];
+    const targets = [PKG.main, PKG.browser, PKG.types, ...Object.values(PKG.bin ?? {})];
     (function collect(value) {
       if (typeof value === "string") targets.push(value);
       else if (value && typeof value === "object") Object.values(value).forEach(collect);
