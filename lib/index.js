@@ -29,6 +29,7 @@ export {
   protectFromLiftoffHazard,
 } from "./liftoff.js";
 export { TRAP_EXIT_CODE, runWasiThreadsProgram } from "./program.js";
+export { describeWasiThreadsMemory } from "./wasm-memory.js";
 
 // Node 20's Liftoff tier can lose a wasm local across memory.atomic.wait32
 // (docs/runtime.md). Importing the package means guests are about to be

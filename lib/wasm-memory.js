@@ -2,7 +2,7 @@
 // WebAssembly.Module.imports() names a memory import but does not give its
 // limits or whether it is shared, so the import section is parsed here.
 //
-// describeProgramMemory(bytes) -> {module, name, initial, maximum, shared}
+// describeProgramMemory(bytes) (exported as describeWasiThreadsMemory) -> {module, name, initial, maximum, shared}
 // (pages), or throws a TypeError that says why the program cannot run with a
 // memory shared between threads.
 
@@ -115,6 +115,10 @@ export function readMemoryDeclarations(wasm) {
 
 // The one shared memory a wasi-threads program must import.
 export function describeProgramMemory(wasm) {
+  return describeWasiThreadsMemory(wasm);
+}
+
+export function describeWasiThreadsMemory(wasm) {
   const { imports, defined } = readMemoryDeclarations(wasm);
   if (defined > 0) {
     throw new TypeError(

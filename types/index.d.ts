@@ -1,5 +1,5 @@
 // Types of the package root, wasi-thread-pool: the pool API, the host, the
-// per-thread runtime and (Node only) the Liftoff guard.
+// per-thread runtime and (Node only) the Liftoff guard and the program runner.
 
 export * from "./pool.js";
 export {
@@ -39,3 +39,11 @@ export {
   liftoffHazardState,
   protectFromLiftoffHazard,
 } from "./liftoff.js";
+export { TRAP_EXIT_CODE, describeWasiThreadsMemory, runWasiThreadsProgram } from "./program.js";
+export type {
+  RunWasiThreadsProgramOptions,
+  WasiProgramInputStream,
+  WasiProgramOutput,
+  WasiProgramResult,
+  WasiThreadsMemoryImport,
+} from "./program.js";

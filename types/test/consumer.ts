@@ -141,3 +141,23 @@ function instancePolicy(wasmModule: WebAssembly.Module, memory: WebAssembly.Memo
   void [fresh, runner.freshInstances];
 }
 void instancePolicy;
+
+// The program runner (Node).
+import { runWasiThreadsProgram, TRAP_EXIT_CODE, type WasiProgramResult } from "wasi-thread-pool";
+async function runner(bytes: Uint8Array): Promise<number> {
+  const result: WasiProgramResult = await runWasiThreadsProgram(bytes, {
+    args: ["app", "--fast"],
+    env: { LANES: "8" },
+    stdin: "input",
+    stdout: 1,
+    stderr: { fd: 2 },
+    preopens: { "/data": "./data" },
+    poolSize: 8,
+    implementation: "native",
+  });
+  // @ts-expect-error: env values are strings
+  void runWasiThreadsProgram(bytes, { env: { LANES: 8 } });
+  const trapped: 134 = TRAP_EXIT_CODE;
+  return result.exitCode === trapped ? 1 : result.exitCode;
+}
+void runner;

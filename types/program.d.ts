@@ -1,0 +1,71 @@
+// Types of runWasiThreadsProgram (lib/program.js), exported by the package
+// root under Node (not by its browser entry).
+
+/** Where a program's stdout or stderr goes: a file descriptor, or a stream that has one. */
+export type WasiProgramOutput = number | { readonly fd: number };
+
+/** A stream the program's fd 0 reads from; only `on`, `off`, `pause` and `resume` are used. */
+export interface WasiProgramInputStream {
+  on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: "end" | "error", listener: (...args: unknown[]) => void): unknown;
+  once(event: "end" | "error", listener: (...args: unknown[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  ref?(): unknown;
+  unref?(): unknown;
+}
+
+export interface RunWasiThreadsProgramOptions {
+  /** The program's arguments; args[0] is its name. Default `["program"]`. */
+  args?: readonly string[];
+  /** The program's whole environment. Default: empty. */
+  env?: Readonly<Record<string, string>>;
+  /** fd 0: a stream (default `process.stdin`), bytes, a string, or `null` for an empty stdin. */
+  stdin?: WasiProgramInputStream | Uint8Array | string | null;
+  /** fd 1. Default: this process's fd 1. */
+  stdout?: WasiProgramOutput;
+  /** fd 2. Default: this process's fd 2. */
+  stderr?: WasiProgramOutput;
+  /** Preopened directories: `{ "/guest/path": "host/dir" }`. */
+  preopens?: Readonly<Record<string, string>>;
+  /** The most pool workers alive at once. Default 1024. */
+  poolSize?: number;
+  /** The pool's waits. Default: native when the addon loads. */
+  implementation?: "native" | "js";
+}
+
+export interface WasiProgramResult {
+  /** proc_exit's code; 0 when _start returned; 134 after a trap. */
+  exitCode: number;
+}
+
+/** The exit code of a program that trapped (128 + SIGABRT). */
+export declare const TRAP_EXIT_CODE: 134;
+
+/**
+ * Runs a wasi-threads command program (its bytes) with WASI's process
+ * semantics: proc_exit or a trap on any thread, or _start's return, ends every
+ * thread. Rejects (TypeError/RangeError) only for bad options or a program it
+ * cannot run (no shared imported memory, no _start).
+ */
+export declare function runWasiThreadsProgram(
+  wasm: Uint8Array | ArrayBuffer | ArrayBufferView,
+  options?: RunWasiThreadsProgramOptions,
+): Promise<WasiProgramResult>;
+
+/** The shared memory a wasi-threads module imports, read from its binary (pages). */
+export interface WasiThreadsMemoryImport {
+  module: string;
+  name: string;
+  initial: number;
+  maximum: number;
+  shared: true;
+}
+
+/**
+ * Reads the module's memory import (name, limits) from its bytes; throws a
+ * TypeError that says why when the module defines its own memory, imports
+ * none, or imports one that is not shared.
+ */
+export declare function describeWasiThreadsMemory(wasm: Uint8Array | ArrayBuffer | ArrayBufferView): WasiThreadsMemoryImport;
