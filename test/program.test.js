@@ -49,9 +49,14 @@ function run(args, { env = {}, input = "x", end = false } = {}) {
   });
 }
 
-function runProgram(name, implementation, options) {
-  return run([CHILD], { ...options, env: { WTP_SCENARIO: name, WTP_IMPL: implementation } });
+function runProgram(name, implementation, { env = {}, ...options } = {}) {
+  return run([CHILD], { ...options, env: { ...env, WTP_SCENARIO: name, WTP_IMPL: implementation } });
 }
+
+// A host directory holding hello.txt, for the preopen programs.
+const FILES = mkdtempSync(join(tmpdir(), "wtp-preopen-"));
+writeFileSync(join(FILES, "hello.txt"), "hello from a preopened directory\n");
+after(() => rmSync(FILES, { recursive: true, force: true }));
 
 function assertExit(r, exitCode) {
   assert.equal(r.code, 0, `child exit ${r.code} (${r.signal})\nstderr:\n${r.stderr}`);
@@ -128,6 +133,12 @@ for (const implementation of IMPLEMENTATIONS) {
       assertWriters(r.stdout, [1, 2]);
     });
 
+    test("a preopened directory: the program opens and reads a host file", async () => {
+      const r = await runProgram("preopen", implementation, { env: { WTP_PREOPENS: JSON.stringify({ "/files": FILES }) } });
+      assertExit(r, 0);
+      assert.equal(r.stdout, "hello from a preopened directory\n");
+    });
+
     test("a thread reads the process's stdin to its end", async () => {
       const input = "hello\nworld, no newline";
       const r = await runProgram("cat", implementation, { input, end: true });
@@ -160,6 +171,12 @@ describe("the wasi-thread-pool CLI", () => {
       assert.match(r.stderr, /thread 3 trapped: RuntimeError: unreachable/);
     });
   }
+
+  test("--dir GUEST::HOST preopens a directory", async () => {
+    const r = await run([CLI, "run", "--dir", `/files::${FILES}`, await wasmFile("preopen")], { end: true });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "hello from a preopened directory\n");
+  });
 
   test("--help documents the command and its options", async () => {
     const r = await run([CLI, "--help"], { end: true });
@@ -204,4 +221,10 @@ describe("programs the runner refuses", () => {
       message: /pass the program's bytes/,
     });
   });
+});
+
+test("the runner is Node-only: the browser entry does not export it", async () => {
+  const browser = await import("../lib/index.browser.js");
+  assert.equal("runWasiThreadsProgram" in browser, false);
+  assert.equal(typeof (await import("../lib/index.js")).runWasiThreadsProgram, "function");
 });

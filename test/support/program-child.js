@@ -9,6 +9,7 @@ import { runWasiThreadsProgram } from "../../lib/index.js";
 
 const bytes = await buildProgram(process.env.WTP_SCENARIO);
 const started = performance.now();
-const { exitCode } = await runWasiThreadsProgram(bytes, { implementation: process.env.WTP_IMPL, poolSize: 8 });
+const preopens = process.env.WTP_PREOPENS ? JSON.parse(process.env.WTP_PREOPENS) : undefined;
+const { exitCode } = await runWasiThreadsProgram(bytes, { implementation: process.env.WTP_IMPL, poolSize: 8, preopens });
 const ms = performance.now() - started;
 process.stderr.write(`\nRESULT ${JSON.stringify({ exitCode, ms })}\n`);

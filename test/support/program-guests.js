@@ -24,8 +24,8 @@
 
 import { watToBytes } from "../fixtures/build.js";
 
-function header({ memModule = "env", memName = "memory" } = {}) {
-  return `
+function header({ memModule = "env", memName = "memory" } = {}, extra = "") {
+  return `${extra}
   (import "${memModule}" "${memName}" (memory 1 4 shared))
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
@@ -162,12 +162,30 @@ export const PROGRAMS = {
   },
   // a thread copies stdin to stdout until end of file
   cat: { main: `${spawn(7)}\n    (call $await (i32.const 8) (i32.const 1))` },
+  // the main thread opens hello.txt in the first preopened directory (fd 3),
+  // copies it to stdout, and exits with path_open's errno (0 when it opened)
+  preopen: {
+    extra: `
+  (import "wasi_snapshot_preview1" "path_open"
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (data (i32.const 112) "hello.txt")`,
+    main: `(local $errno i32) (local $n i32)
+    (local.set $errno (call $path_open (i32.const 3) (i32.const 1) (i32.const 112) (i32.const 9)
+      (i32.const 0) (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 200)))
+    (if (i32.eqz (local.get $errno))
+      (then
+        (i32.store (i32.const 204) (i32.const 4096))
+        (i32.store (i32.const 208) (i32.const 256))
+        (drop (call $fd_read (i32.load (i32.const 200)) (i32.const 204) (i32.const 1) (i32.const 212)))
+        (call $write (i32.const 1) (i32.const 4096) (i32.load (i32.const 212)) (i32.const 216))))
+    (call $proc_exit (local.get $errno))`,
+  },
 };
 
 export function programSource(name) {
   const program = PROGRAMS[name];
   if (!program) throw new Error(`no program ${name}`);
-  return `(module${header(program.memory)}
+  return `(module${header(program.memory, program.extra)}
   (func (export "_start")
     ${program.main}))`;
 }
