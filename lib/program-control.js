@@ -20,6 +20,7 @@
 //   C_PARK       never changes: a thread whose program has ended waits on it
 //                until its worker is terminated (Atomics.wait: interruptible).
 //   C_TRAP_LEN   bytes of the trap text in the text area (the CAS winner).
+//   C_OUT_*      the output ring, when stdout or stderr is a stream (below).
 //
 // stdin, one buffer, one reader at a time (C_STDIN_LOCK):
 //   EMPTY -> REQUESTED   a reader that found nothing (then rings, waits)
@@ -27,6 +28,15 @@
 //   REQUESTED -> EOF     the supervisor's stream ended (stays EOF)
 //   FULL -> EMPTY        the reader that took the last byte
 // All seq_cst (Atomics); a reader waits on C_STDIN_STATE while REQUESTED.
+//
+// Output ring (only when stdout or stderr is a stream without a file
+// descriptor): records [fd: 1 byte][length: 4 bytes LE][bytes], in a ring of
+// OUT_RING_BYTES (a power of two). C_OUT_HEAD and C_OUT_TAIL count bytes
+// ever written and consumed (modulo 2^32; positions are & (size - 1)).
+// Writers take C_OUT_LOCK, copy a whole record, then publish it by storing
+// C_OUT_HEAD and ringing; a writer that finds no room waits on C_OUT_TAIL.
+// The supervisor alone consumes: it reads records up to C_OUT_HEAD, stores
+// C_OUT_TAIL and notifies it. A record is never visible half written.
 
 export const C_STATE = 0;
 export const C_EXIT_CODE = 1;
@@ -37,6 +47,9 @@ export const C_STDIN_POS = 5;
 export const C_STDIN_LOCK = 6;
 export const C_PARK = 7;
 export const C_TRAP_LEN = 8;
+export const C_OUT_LOCK = 9;
+export const C_OUT_HEAD = 10;
+export const C_OUT_TAIL = 11;
 export const CONTROL_WORDS = 16;
 
 export const STATE_RUNNING = 0;
@@ -50,13 +63,87 @@ export const STDIN_EOF = 3;
 
 export const STDIN_BUFFER_BYTES = 65536;
 export const TRAP_TEXT_BYTES = 8192;
+export const OUT_RING_BYTES = 1 << 20;
+const OUT_RECORD_HEADER = 5;
 
-export function createProgramControl() {
+export function createProgramControl({ outputRing = false } = {}) {
   return {
     control: new Int32Array(new SharedArrayBuffer(4 * CONTROL_WORDS)),
     stdinBuffer: new Uint8Array(new SharedArrayBuffer(STDIN_BUFFER_BYTES)),
     trapText: new Uint8Array(new SharedArrayBuffer(TRAP_TEXT_BYTES)),
+    outRing: outputRing ? new Uint8Array(new SharedArrayBuffer(OUT_RING_BYTES)) : null,
   };
+}
+
+function ringCopyIn(ringBytes, at, bytes) {
+  const mask = ringBytes.length - 1;
+  const start = at & mask;
+  const first = Math.min(bytes.length, ringBytes.length - start);
+  ringBytes.set(bytes.subarray(0, first), start);
+  if (first < bytes.length) ringBytes.set(bytes.subarray(first), 0);
+}
+
+function ringCopyOut(ringBytes, at, length) {
+  const mask = ringBytes.length - 1;
+  const start = at & mask;
+  const first = Math.min(length, ringBytes.length - start);
+  const out = new Uint8Array(length);
+  out.set(ringBytes.subarray(start, start + first));
+  if (first < length) out.set(ringBytes.subarray(0, length - first), first);
+  return out;
+}
+
+// A guest thread's write to fd 1 or 2 when that fd is a stream: the bytes go
+// into the ring, in records; blocks (interruptibly) while the ring is full.
+export function writeOutputRing(program, fd, bytes) {
+  const { control, outRing } = program;
+  if (bytes.length === 0) return;
+  // The largest payload of one record (a quarter of the ring): a longer
+  // write is split, so that a record always fits an empty ring.
+  const chunkBytes = outRing.length / 4;
+  while (Atomics.compareExchange(control, C_OUT_LOCK, 0, 1) !== 0) Atomics.wait(control, C_OUT_LOCK, 1);
+  try {
+    for (let offset = 0; offset < bytes.length; ) {
+      const chunk = bytes.subarray(offset, offset + chunkBytes);
+      const need = OUT_RECORD_HEADER + chunk.length;
+      for (;;) {
+        const tail = Atomics.load(control, C_OUT_TAIL);
+        const head = Atomics.load(control, C_OUT_HEAD);
+        if (outRing.length - ((head - tail) >>> 0) >= need) break;
+        Atomics.wait(control, C_OUT_TAIL, tail);
+      }
+      const head = Atomics.load(control, C_OUT_HEAD);
+      const header = new Uint8Array(OUT_RECORD_HEADER);
+      header[0] = fd;
+      new DataView(header.buffer).setUint32(1, chunk.length, true);
+      ringCopyIn(outRing, head, header);
+      ringCopyIn(outRing, head + OUT_RECORD_HEADER, chunk);
+      Atomics.store(control, C_OUT_HEAD, (head + need) | 0);
+      ring(control);
+      offset += chunk.length;
+    }
+  } finally {
+    Atomics.store(control, C_OUT_LOCK, 0);
+    Atomics.notify(control, C_OUT_LOCK, 1);
+  }
+}
+
+// The supervisor's side: hands every published record, oldest first, to
+// deliver(fd, bytes), and frees its room.
+export function drainOutputRing(program, deliver) {
+  const { control, outRing } = program;
+  if (!outRing) return;
+  let tail = Atomics.load(control, C_OUT_TAIL);
+  const head = Atomics.load(control, C_OUT_HEAD);
+  while (tail !== head) {
+    const header = ringCopyOut(outRing, tail, OUT_RECORD_HEADER);
+    const length = new DataView(header.buffer).getUint32(1, true);
+    const bytes = ringCopyOut(outRing, tail + OUT_RECORD_HEADER, length);
+    tail = (tail + OUT_RECORD_HEADER + length) | 0;
+    Atomics.store(control, C_OUT_TAIL, tail);
+    Atomics.notify(control, C_OUT_TAIL);
+    deliver(header[0], bytes);
+  }
 }
 
 export function ring(control) {

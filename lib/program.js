@@ -12,6 +12,7 @@
 // wakes native waits, and terminates the main thread's worker, which ends
 // every pool worker with it; then it resolves {exitCode}.
 
+import { write } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { native } from "./binding.js";
 import { compileWasiThreadGuest } from "./liftoff.js";
@@ -37,6 +38,7 @@ import {
   STDIN_FULL,
   STDIN_REQUESTED,
   createProgramControl,
+  drainOutputRing,
 } from "./program-control.js";
 import { describeProgramMemory } from "./wasm-memory.js";
 
@@ -87,16 +89,16 @@ function normalizePreopens(preopens) {
 
 // stdout/stderr: the process's own fd by default; a number is an fd; a
 // stream with a numeric fd (process.stdout, an opened fs.WriteStream) is
-// written through that fd.
+// written through that fd; any other writable stream gets the bytes from
+// the output ring (lib/program-control.js), fd -1 for the threads.
 function normalizeOutput(value, name, fallback) {
-  if (value === undefined) return fallback;
-  if (Number.isInteger(value) && value >= 0) return value;
-  if (value && typeof value === "object" && Number.isInteger(value.fd) && value.fd >= 0) return value.fd;
-  fail(
-    TypeError,
-    `options.${name} must be a file descriptor or a stream with one (such as process.${name}); ` +
-      "a stream without a file descriptor is not supported.",
-  );
+  if (value === undefined) return { fd: fallback, stream: null };
+  if (Number.isInteger(value) && value >= 0) return { fd: value, stream: null };
+  if (value && typeof value === "object" && Number.isInteger(value.fd) && value.fd >= 0) {
+    return { fd: value.fd, stream: null };
+  }
+  if (value && typeof value.write === "function") return { fd: -1, stream: value };
+  fail(TypeError, `options.${name} must be a file descriptor or a writable stream.`);
 }
 
 function normalizeStdin(stdin) {
@@ -125,8 +127,8 @@ function normalizeOptions(options) {
     args: normalizeArgs(options.args),
     env: normalizeEnv(options.env),
     preopens: normalizePreopens(options.preopens),
-    stdoutFd: normalizeOutput(options.stdout, "stdout", 1),
-    stderrFd: normalizeOutput(options.stderr, "stderr", 2),
+    stdout: normalizeOutput(options.stdout, "stdout", 1),
+    stderr: normalizeOutput(options.stderr, "stderr", 2),
     stdin: normalizeStdin(options.stdin),
     poolSize: poolSize ?? DEFAULT_POOL_CAPACITY,
     implementation,
@@ -236,17 +238,25 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     shared: true,
   });
   const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
-  const { control, stdinBuffer, trapText } = createProgramControl();
+  const { control, stdinBuffer, trapText, outRing } = createProgramControl({
+    outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
+  });
   const program = {
     control,
     stdinBuffer,
     trapText,
+    outRing,
     args: opts.args,
     env: opts.env,
     preopens: opts.preopens,
-    stdoutFd: opts.stdoutFd,
-    stderrFd: opts.stderrFd,
+    stdoutFd: opts.stdout.fd,
+    stderrFd: opts.stderr.fd,
   };
+  // Records of the ring go to their stream as they come, in order; the
+  // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
+  // a stream read only after the program cannot block it).
+  const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
+  const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
   const execArgv = workerExecArgv(process.execArgv);
   const worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv,
@@ -274,6 +284,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
       const seen = Atomics.load(control, C_DOORBELL);
       if (Atomics.load(control, C_STATE) !== STATE_RUNNING) break;
       if (workerFault || workerGone) break;
+      drainOutput();
       feeder.serve();
       const waiting = Atomics.waitAsync(control, C_DOORBELL, seen);
       if (waiting.async) {
@@ -289,18 +300,21 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   }
 
   await stopProgram(pool, worker);
+  // Every record a thread published before it ended the program.
+  drainOutput();
+  const writeStderr = (text) => writeText(opts.stderr, text);
 
   const state = Atomics.load(control, C_STATE);
   if (state === STATE_RUNNING) {
     // The main thread's worker failed before the program could end itself.
     const why = workerFault ? (workerFault.stack ?? String(workerFault)) : "its worker exited";
-    await writeStderr(opts.stderrFd, `wasi-thread-pool: the program's main thread failed to start: ${why}\n`);
+    await writeStderr(`wasi-thread-pool: the program's main thread failed to start: ${why}\n`);
     return { exitCode: TRAP_EXIT_CODE };
   }
   if (state === STATE_TRAPPED) {
     const length = Atomics.load(control, C_TRAP_LEN);
     const text = new TextDecoder().decode(trapText.slice(0, length));
-    await writeStderr(opts.stderrFd, `wasi-thread-pool: ${text}\n`);
+    await writeStderr(`wasi-thread-pool: ${text}\n`);
     return { exitCode: TRAP_EXIT_CODE };
   }
   return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
@@ -327,10 +341,14 @@ async function stopProgram(pool, worker) {
   await worker.terminate();
 }
 
-function writeStderr(fd, text) {
+// The runner's own message (a trap) to the program's stderr.
+function writeText({ fd, stream }, text) {
+  if (stream) {
+    stream.write(text);
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     if (fd === 2) process.stderr.write(text, () => resolve());
-    else
-      import("node:fs").then(({ write }) => write(fd, text, () => resolve()));
+    else write(fd, text, () => resolve());
   });
 }

@@ -11,7 +11,9 @@
 //     memory, waiting in Atomics.wait: a blocking read(0) in C could not be
 //     interrupted when the program ends;
 //   - fd_write on fds 1 and 2 writes synchronously, all of it, to the
-//     program's stdout and stderr (nothing buffered, nothing lost at exit);
+//     program's stdout and stderr (nothing buffered, nothing lost at exit),
+//     or, for a stream without a file descriptor, into the output ring that
+//     the supervisor drains (lib/program-control.js);
 //   - poll_oneoff sleeps in Atomics.wait (uvwasi would block in C) and
 //     reports fd subscriptions ready at once;
 //   - thread-spawn parks a thread whose program has ended instead of
@@ -23,7 +25,7 @@
 // by one thread has no meaning as a number in another.
 
 import { writeSync } from "node:fs";
-import { endProgram, parkForever, programEnded, readStdin, trapProgram } from "./program-control.js";
+import { endProgram, parkForever, programEnded, readStdin, trapProgram, writeOutputRing } from "./program-control.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
@@ -119,7 +121,9 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     if (fd !== 1 && fd !== 2) return base.fd_write(fd, iovs, count, nwrittenPtr);
     const bytes = gather(memory, iovs, count);
     try {
-      writeAllSync(outFd[fd], bytes);
+      // A negative fd: the destination is a stream on the supervisor's side.
+      if (outFd[fd] < 0) writeOutputRing(program, fd, bytes);
+      else writeAllSync(outFd[fd], bytes);
     } catch (error) {
       return error?.code === "EPIPE" ? ERRNO_PIPE : ERRNO_IO;
     }

@@ -127,6 +127,16 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.ok(r.stdout.endsWith("main says bye"), JSON.stringify(r.stdout.slice(-40)));
     });
 
+    test("stdout and stderr streams without a file descriptor get every thread's output and the trap", async () => {
+      const out = await runProgram("output", implementation, { env: { WTP_STREAMS: "1" } });
+      assertExit(out, 0);
+      assertWriters(out.stdout, [1, 2, 3]);
+      assert.ok(out.stdout.endsWith("main says bye"), JSON.stringify(out.stdout.slice(-40)));
+      const trap = await runProgram("thread-trap", implementation, { env: { WTP_STREAMS: "1" } });
+      assertExit(trap, 134);
+      assert.match(trap.stderr, /wasi-thread-pool: thread 3 trapped: RuntimeError: unreachable/);
+    });
+
     test('a memory imported as "a" "b" links in every thread', async () => {
       const r = await runProgram("memory-a-b", implementation);
       assertExit(r, 0);

@@ -1,8 +1,8 @@
 // Types of runWasiThreadsProgram (lib/program.js), exported by the package
 // root under Node (not by its browser entry).
 
-/** Where a program's stdout or stderr goes: a file descriptor, or a stream that has one. */
-export type WasiProgramOutput = number | { readonly fd: number };
+/** Where a program's stdout or stderr goes: a file descriptor, a stream that has one, or any writable stream. */
+export type WasiProgramOutput = number | { readonly fd: number } | { write(chunk: Uint8Array | string): unknown };
 
 /** A stream the program's fd 0 reads from; only `on`, `off`, `pause` and `resume` are used. */
 export interface WasiProgramInputStream {
