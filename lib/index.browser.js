@@ -1,6 +1,7 @@
 // wasi-thread-pool for browsers: the pool API on the JS twin (no addon, no
 // node: module), the wasi-threads host, the per-thread runtime, and the
-// Liftoff guard's API (a no-op here).
+// Liftoff guard's API (a no-op here), and the program runner's names (the
+// runner itself is Node-only: it rejects here).
 
 export * from "./pool.browser.js";
 export {
@@ -26,3 +27,4 @@ export {
   liftoffHazardState,
   protectFromLiftoffHazard,
 } from "./liftoff.browser.js";
+export { TRAP_EXIT_CODE, describeWasiThreadsMemory, runWasiThreadsProgram } from "./program.browser.js";

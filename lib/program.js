@@ -308,7 +308,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   if (state === STATE_RUNNING) {
     // The main thread's worker failed before the program could end itself.
     const why = workerFault ? (workerFault.stack ?? String(workerFault)) : "its worker exited";
-    await writeStderr(`wasi-thread-pool: the program's main thread failed to start: ${why}\n`);
+    await writeStderr(`wasi-thread-pool: the program's main thread's worker failed: ${why}\n`);
     return { exitCode: TRAP_EXIT_CODE };
   }
   if (state === STATE_TRAPPED) {

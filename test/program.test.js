@@ -233,8 +233,10 @@ describe("programs the runner refuses", () => {
   });
 });
 
-test("the runner is Node-only: the browser entry does not export it", async () => {
+test("the runner is Node-only: the browser entry's runWasiThreadsProgram rejects and says so", async () => {
   const browser = await import("../lib/index.browser.js");
-  assert.equal("runWasiThreadsProgram" in browser, false);
-  assert.equal(typeof (await import("../lib/index.js")).runWasiThreadsProgram, "function");
+  await assert.rejects(browser.runWasiThreadsProgram(new Uint8Array(8)), /under Node only/);
+  assert.equal(browser.TRAP_EXIT_CODE, 134);
+  const bytes = await watToBytes('(module (import "m" "n" (memory 1 2 shared)))');
+  assert.deepEqual(browser.describeWasiThreadsMemory(bytes), { module: "m", name: "n", initial: 1, maximum: 2, shared: true });
 });

@@ -1,5 +1,6 @@
 // Types of runWasiThreadsProgram (lib/program.js), exported by the package
-// root under Node (not by its browser entry).
+// root. Under the browser condition (lib/program.browser.js) the runner
+// rejects: it is Node-only.
 
 /** Where a program's stdout or stderr goes: a file descriptor, a stream that has one, or any writable stream. */
 export type WasiProgramOutput = number | { readonly fd: number } | { write(chunk: Uint8Array | string): unknown };
