@@ -26,8 +26,9 @@ Options:
                           loads) or js
   -h, --help              show this help
 
-Arguments after the program (or after --) are the program's; its args[0] is
-the program file's name.
+Options may come before or after the program file. The program's arguments
+come after --; without --, they start at the first argument after the file
+that is not an option above. The program's args[0] is the file's base name.
 
 Example:
   npx wasi-thread-pool run app.wasm --env LANES=8 --dir /data::./data -- input.txt

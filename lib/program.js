@@ -297,6 +297,9 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     }
   } finally {
     feeder.close();
+    // The last Atomics.waitAsync of the loop may still be pending: wake it,
+    // so that V8 drops its waiter.
+    Atomics.notify(control, C_DOORBELL);
   }
 
   await stopProgram(pool, worker);
