@@ -20,6 +20,7 @@
 //
 // Node-only (node:v8); the browser worker chain never imports this file.
 
+import { noteCompiledModule } from "./wasm-memory.js";
 import v8 from "node:v8";
 
 // The probe, hand-assembled so that no assembler is needed at run time:
@@ -137,12 +138,14 @@ function protectedBytes(source) {
 export async function compileWasiThreadGuest(bytes) {
   const module = await WebAssembly.compile(protectedBytes(bytes));
   safeModules.add(module);
+  noteCompiledModule(module, bytes);
   return module;
 }
 
 export function compileWasiThreadGuestSync(bytes) {
   const module = new WebAssembly.Module(protectedBytes(bytes));
   safeModules.add(module);
+  noteCompiledModule(module, bytes);
   return module;
 }
 

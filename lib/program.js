@@ -136,16 +136,16 @@ function normalizeOptions(options) {
 }
 
 async function loadProgram(wasm) {
-  if (wasm instanceof WebAssembly.Module) {
-    fail(
-      TypeError,
-      "pass the program's bytes, not a compiled WebAssembly.Module: the memory's limits are read from " +
-        "the binary (WebAssembly.Module.imports does not give them).",
-    );
-  }
   const memory = describeProgramMemory(wasm); // throws TypeError with the reason
-  const bytes = wasm instanceof Uint8Array ? wasm : new Uint8Array(ArrayBuffer.isView(wasm) ? wasm.buffer : wasm);
-  const wasmModule = await compileWasiThreadGuest(bytes);
+  let wasmModule;
+  if (wasm instanceof WebAssembly.Module) {
+    wasmModule = wasm; // compiled by compileWasiThreadGuest (or describeProgramMemory threw)
+  } else {
+    const bytes = ArrayBuffer.isView(wasm)
+      ? new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength)
+      : new Uint8Array(wasm);
+    wasmModule = await compileWasiThreadGuest(bytes);
+  }
   const exports = WebAssembly.Module.exports(wasmModule);
   if (!exports.some((e) => e.name === "_start" && e.kind === "function")) {
     fail(

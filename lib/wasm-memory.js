@@ -113,13 +113,38 @@ export function readMemoryDeclarations(wasm) {
   return { imports, defined };
 }
 
+// Modules compiled by the package's compileWasiThreadGuest(Sync)
+// (lib/liftoff.js) -> their memory declarations, read from the bytes they
+// were compiled from: a compiled module does not give its limits back.
+const compiled = new WeakMap();
+
+export function noteCompiledModule(module, bytes) {
+  try {
+    compiled.set(module, readMemoryDeclarations(bytes));
+  } catch {
+    // Not parsable here: WebAssembly.compile has said what it thinks.
+  }
+}
+
+function declarationsOf(wasm) {
+  if (typeof WebAssembly !== "undefined" && wasm instanceof WebAssembly.Module) {
+    const known = compiled.get(wasm);
+    if (known) return known;
+    throw new TypeError(
+      "A compiled WebAssembly.Module does not give its memory's limits back: pass the program's bytes, " +
+        "or compile it with compileWasiThreadGuest (which remembers them).",
+    );
+  }
+  return readMemoryDeclarations(wasm);
+}
+
 // The one shared memory a wasi-threads program must import.
 export function describeProgramMemory(wasm) {
   return describeWasiThreadsMemory(wasm);
 }
 
 export function describeWasiThreadsMemory(wasm) {
-  const { imports, defined } = readMemoryDeclarations(wasm);
+  const { imports, defined } = declarationsOf(wasm);
   if (defined > 0) {
     throw new TypeError(
       "This program defines its own memory. Every thread of a wasi-threads program needs the same " +

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runWasiThreadsProgram } from "../lib/index.js";
+import { compileWasiThreadGuest, describeWasiThreadsMemory, runWasiThreadsProgram } from "../lib/index.js";
 import { describeProgramMemory } from "../lib/wasm-memory.js";
 import { watToBytes } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
@@ -230,6 +230,14 @@ describe("programs the runner refuses", () => {
       name: "TypeError",
       message: /pass the program's bytes/,
     });
+  });
+
+  test("a module compiled by compileWasiThreadGuest runs: its memory's limits were kept", async () => {
+    const source = '(module (import "a" "b" (memory 2 3 shared)) (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32))) ' +
+      "(func (export \"_start\") (if (i32.ne (memory.size) (i32.const 2)) (then (unreachable))) (call $exit (i32.const 9))))";
+    const module = await compileWasiThreadGuest(await watToBytes(source));
+    assert.deepEqual(describeWasiThreadsMemory(module), { module: "a", name: "b", initial: 2, maximum: 3, shared: true });
+    assert.deepEqual(await runWasiThreadsProgram(module, { stdin: null }), { exitCode: 9 });
   });
 });
 

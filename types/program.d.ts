@@ -51,7 +51,7 @@ export declare const TRAP_EXIT_CODE: 134;
  * cannot run (no shared imported memory, no _start).
  */
 export declare function runWasiThreadsProgram(
-  wasm: Uint8Array | ArrayBuffer | ArrayBufferView,
+  wasm: Uint8Array | ArrayBuffer | ArrayBufferView | WebAssembly.Module,
   options?: RunWasiThreadsProgramOptions,
 ): Promise<WasiProgramResult>;
 
@@ -69,4 +69,6 @@ export interface WasiThreadsMemoryImport {
  * TypeError that says why when the module defines its own memory, imports
  * none, or imports one that is not shared.
  */
-export declare function describeWasiThreadsMemory(wasm: Uint8Array | ArrayBuffer | ArrayBufferView): WasiThreadsMemoryImport;
+export declare function describeWasiThreadsMemory(
+  wasm: Uint8Array | ArrayBuffer | ArrayBufferView | WebAssembly.Module,
+): WasiThreadsMemoryImport;
