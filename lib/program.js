@@ -242,6 +242,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
   });
   const program = {
+    pool,
     control,
     stdinBuffer,
     trapText,

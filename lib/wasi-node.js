@@ -25,6 +25,7 @@
 // by one thread has no meaning as a number in another.
 
 import { writeSync } from "node:fs";
+import { wasiThreadPoolLastTid } from "./pool.js";
 import { endProgram, parkForever, programEnded, readStdin, trapProgram, writeOutputRing } from "./program-control.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
@@ -221,13 +222,21 @@ function programOf(processState) {
 // For lib/worker-node.js (runtimeModule): {imports, instantiate(), close()},
 // as the package's own runtime. The instance it returns has a
 // wasi_thread_start that turns a trap into the end of the whole program.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn } = {}) {
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
   const program = programOf(processState);
   const imports = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
   return {
     imports,
     instantiate() {
-      const instance = new WebAssembly.Instance(wasmModule, imports);
+      let instance;
+      try {
+        instance = new WebAssembly.Instance(wasmModule, imports);
+      } catch (error) {
+        // The thread this worker was started for (its slot's last tid)
+        // cannot run: that ends the program as its trap would.
+        const tid = Number.isInteger(workerIndex) ? wasiThreadPoolLastTid(program.pool, workerIndex) : "?";
+        trapProgram(program, `thread ${tid} (instantiation)`, error);
+      }
       const start = instance.exports.wasi_thread_start;
       const exports = Object.assign(Object.create(null), instance.exports, {
         wasi_thread_start(tid, startArg) {

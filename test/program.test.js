@@ -114,6 +114,12 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.match(r.stderr, /wasi-thread-pool: thread 3 trapped: RuntimeError: unreachable/);
     });
 
+    test("a thread whose instance cannot be made ends the program as a trap", async () => {
+      const r = await runProgram("thread-instantiate-fails", implementation);
+      assertExit(r, 134);
+      assert.match(r.stderr, /wasi-thread-pool: thread 1 \(instantiation\) trapped: RuntimeError: unreachable/);
+    });
+
     test("a trap on the main thread ends every thread: exit code 134", async () => {
       const r = await runProgram("main-trap", implementation);
       assertExit(r, 134);

@@ -7,6 +7,7 @@
 //    0 STARTED  threads that reached their blocking point (notified)
 //    4 NEVER    a word that is never changed or notified
 //    8 DONE     threads that finished (notified)
+//   16 INSTANCES instances made (thread-instantiate-fails)
 //   64 text     "main says bye" (13), 96 "exiter" (6)
 //  512 + 64*tid  a thread's scratch: iovec, counts, its line text
 //  8192 + 64*tid a thread's read buffer (64 bytes)
@@ -24,13 +25,13 @@
 
 import { watToBytes } from "../fixtures/build.js";
 
-function header({ memModule = "env", memName = "memory" } = {}, extra = "") {
-  return `${extra}
+function header({ memModule = "env", memName = "memory" } = {}, extraImports = "") {
+  return `
   (import "${memModule}" "${memName}" (memory 1 4 shared))
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
-  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))${extraImports}
   (data (i32.const 64) "main says bye")
   (data (i32.const 96) "exiter")
   (func $scratch (param $tid i32) (result i32)
@@ -162,12 +163,21 @@ export const PROGRAMS = {
   },
   // a thread copies stdin to stdout until end of file
   cat: { main: `${spawn(7)}\n    (call $await (i32.const 8) (i32.const 1))` },
+  // the module's start function traps in every instance but the first (the
+  // main thread's): thread 1 cannot be instantiated while the main waits
+  "thread-instantiate-fails": {
+    extra: `
+  (func $init (if (i32.atomic.rmw.add (i32.const 16) (i32.const 1)) (then (unreachable))))
+  (start $init)`,
+    main: `${spawn(1)}\n    (call $wait_forever)`,
+  },
   // the main thread opens hello.txt in the first preopened directory (fd 3),
   // copies it to stdout, and exits with path_open's errno (0 when it opened)
   preopen: {
-    extra: `
+    imports: `
   (import "wasi_snapshot_preview1" "path_open"
-    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))`,
+    extra: `
   (data (i32.const 112) "hello.txt")`,
     main: `(local $errno i32) (local $n i32)
     (local.set $errno (call $path_open (i32.const 3) (i32.const 1) (i32.const 112) (i32.const 9)
@@ -185,7 +195,7 @@ export const PROGRAMS = {
 export function programSource(name) {
   const program = PROGRAMS[name];
   if (!program) throw new Error(`no program ${name}`);
-  return `(module${header(program.memory, program.extra)}
+  return `(module${header(program.memory, program.imports)}${program.extra ?? ""}
   (func (export "_start")
     ${program.main}))`;
 }
