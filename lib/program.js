@@ -18,12 +18,7 @@ import { native } from "./binding.js";
 import { compileWasiThreadGuest } from "./liftoff.js";
 import { HEADER_WORDS, H_SLOTS, SLOT_WORDS, S_THREAD } from "./layout.js";
 import { workerExecArgv } from "./host-node.js";
-import {
-  createWasiThreadPool,
-  readWasiThreadPoolReport,
-  retireWasiThreadPoolSlot,
-  wasiThreadPoolImplementationOf,
-} from "./pool.js";
+import { createWasiThreadPool, terminateWasiThreadPool, wasiThreadPoolImplementationOf } from "./pool.js";
 import {
   C_DOORBELL,
   C_EXIT_CODE,
@@ -328,13 +323,13 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
 // more, native waits return, and the main thread's worker (with every pool
 // worker under it) is terminated.
 async function stopProgram(pool, worker) {
-  let retired = 0;
-  for (let slots = readWasiThreadPoolReport(pool).slots; retired < slots; slots = readWasiThreadPoolReport(pool).slots) {
-    for (; retired < slots; retired++) retireWasiThreadPoolSlot(pool, retired);
-  }
+  const nativePool = native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native";
+  // Closed: every spawn on any thread declines and no worker is grown any
+  // more; every slot in service is retired (idle serve loops return).
+  const retired = terminateWasiThreadPool(pool);
   // Pool workers are not this thread's workers, so the terminate hook of
   // lib/binding.js does not see them: wake their native waits by thread id.
-  if (native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native") {
+  if (nativePool) {
     const control = pool.control;
     const slots = Math.min(Atomics.load(control, H_SLOTS), retired);
     for (let slot = 0; slot < slots; slot++) {
