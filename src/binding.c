@@ -516,10 +516,10 @@ static napi_value js_open_slots(napi_env env, napi_callback_info info) {
   GET_ARGS(env, info, 2, argv);
   pool_handle_t* h;
   UNWRAP_POOL(env, argv[0], h);
-  int32_t count;
-  if (!get_int32_arg(env, argv[1], &count))
+  int32_t slot_count;
+  if (!get_int32_arg(env, argv[1], &slot_count))
     return type_error(env, "count must be an int32");
-  wtp_pool_open_slots(&h->pool, count);
+  wtp_pool_open_slots(&h->pool, slot_count);
   return make_undefined(env);
 }
 
@@ -970,13 +970,13 @@ static napi_value js_closed(napi_env env, napi_callback_info info) {
 /* ## Internal exports, for the package's own tests (binding.internal)
  *
  * runningThreads(): the spin heuristic's process-wide count of guest threads
- * assigned and not yet done (__wtp_park_running).
+ * assigned and not yet done (wtp__park_running).
  * setSpinLimit(n): overrides the spin limit of every park in the process
  * (-1 restores the default), as the C tests do; lets a test hold a waiter
  * in its spin. Neither is part of the public API. */
 static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   (void)info;
-  return make_int32(env, __wtp_park_running());
+  return make_int32(env, wtp__park_running());
 }
 
 static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
@@ -985,7 +985,7 @@ static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   int32_t limit;
   if (!get_int32_arg(env, argv[0], &limit))
     return type_error(env, "limit must be an int32");
-  __wtp_park_set_spin_limit(limit);
+  wtp__park_set_spin_limit(limit);
   return make_undefined(env);
 }
 

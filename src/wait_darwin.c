@@ -16,9 +16,9 @@
  *
  * Both take a relative timeout (os_sync: nanoseconds, measured on the
  * mach_absolute_time clock; __ulock_wait: microseconds in a uint32_t, 0 means
- * none), so __wtp_wait keeps the absolute deadline itself and recomputes the
+ * none), so wtp__wait keeps the absolute deadline itself and recomputes the
  * remaining time on every retry: after EINTR, and after a timeout that came
- * early through rounding. __wtp_now_ns reads CLOCK_UPTIME_RAW, which is
+ * early through rounding. wtp__now_ns reads CLOCK_UPTIME_RAW, which is
  * mach_absolute_time in nanoseconds: the clock the os_sync timeout runs on.
  *
  * Both wait process-private (no SHARED flag): every party of a pool lives in
@@ -91,7 +91,7 @@ static int sync_mode(void) {
   return use_os_sync ? 1 : 2;
 }
 
-uint64_t __wtp_now_ns(void) {
+uint64_t wtp__now_ns(void) {
   return clock_gettime_nsec_np(CLOCK_UPTIME_RAW);
 }
 
@@ -116,18 +116,18 @@ static int wait_once(int32_t* addr, int32_t expected, uint64_t remaining_ns) {
 static void poll_sleep(uint64_t deadline_ns) {
   /* Degraded mode for an unexpected error: sleep at most 1 ms so that the
    * caller's loop polls instead of spinning. */
-  uint64_t now = __wtp_now_ns();
+  uint64_t now = wtp__now_ns();
   if (now >= deadline_ns) return;
   uint64_t d = deadline_ns - now < 1000000u ? deadline_ns - now : 1000000u;
   struct timespec ts = {0, (long)d};
   nanosleep(&ts, NULL);
 }
 
-int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   for (;;) {
     uint64_t remaining = UINT64_MAX;
     if (deadline_ns != UINT64_MAX) {
-      uint64_t now = __wtp_now_ns();
+      uint64_t now = wtp__now_ns();
       if (now >= deadline_ns) {
         /* Past the deadline: the contract still answers "changed" for a
          * differing value. Relaxed: the caller re-reads with its order. */
@@ -141,7 +141,7 @@ int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
     switch (errno) {
       case ETIMEDOUT:
         /* Relative timeouts round; only the absolute deadline counts. */
-        if (__wtp_now_ns() >= deadline_ns) return 0;
+        if (wtp__now_ns() >= deadline_ns) return 0;
         continue;
       case EINTR:
         continue; /* same absolute deadline */
@@ -149,12 +149,12 @@ int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
         /* EFAULT / EINVAL / ENOTSUP should not happen on an aligned word;
          * report a spurious wake after a short sleep. */
         poll_sleep(deadline_ns);
-        return deadline_ns == UINT64_MAX || __wtp_now_ns() < deadline_ns;
+        return deadline_ns == UINT64_MAX || wtp__now_ns() < deadline_ns;
     }
   }
 }
 
-void __wtp_wake_one(int32_t* addr) {
+void wtp__wake_one(int32_t* addr) {
   /* -1 with ENOENT means nobody waited: nothing to do. EINTR: retry. */
   if (sync_mode() == 1) {
     while (os_sync.wake_any(addr, 4, OS_SYNC_WAKE_BY_ADDRESS_NONE) < 0 &&
@@ -166,7 +166,7 @@ void __wtp_wake_one(int32_t* addr) {
   }
 }
 
-void __wtp_wake_all(int32_t* addr) {
+void wtp__wake_all(int32_t* addr) {
   if (sync_mode() == 1) {
     while (os_sync.wake_all(addr, 4, OS_SYNC_WAKE_BY_ADDRESS_NONE) < 0 &&
            errno == EINTR) {

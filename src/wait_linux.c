@@ -3,7 +3,7 @@
  * Waits use FUTEX_WAIT_BITSET, the one futex wait that takes an absolute
  * deadline (FUTEX_WAIT takes a relative one, which an EINTR retry would have
  * to recompute). Without FUTEX_CLOCK_REALTIME the deadline is measured on
- * CLOCK_MONOTONIC, the clock __wtp_now_ns reads, so a deadline computed by
+ * CLOCK_MONOTONIC, the clock wtp__now_ns reads, so a deadline computed by
  * the caller is the deadline the kernel enforces. With the bitset
  * FUTEX_BITSET_MATCH_ANY the wait is woken by a plain FUTEX_WAKE.
  *
@@ -26,7 +26,7 @@
 
 #include "wtp_wait.h"
 
-uint64_t __wtp_now_ns(void) {
+uint64_t wtp__now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -37,7 +37,7 @@ static long futex(int32_t* addr, int op, int32_t val,
   return syscall(SYS_futex, addr, op, val, timeout, NULL, val3);
 }
 
-int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   struct timespec ts;
   const struct timespec* timeout = NULL;
   if (deadline_ns != UINT64_MAX) {
@@ -65,7 +65,7 @@ int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
          * (spurious) wake so the caller re-reads, or the timeout. Never
          * return at once, which would turn the caller's loop into a busy
          * spin. */
-        uint64_t now = __wtp_now_ns();
+        uint64_t now = wtp__now_ns();
         uint64_t until = deadline_ns - now > 1000000u ? now + 1000000u
                                                       : deadline_ns;
         if (now < deadline_ns) {
@@ -75,16 +75,16 @@ int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
                  EINTR) {
           }
         }
-        return __wtp_now_ns() < deadline_ns;
+        return wtp__now_ns() < deadline_ns;
       }
     }
   }
 }
 
-void __wtp_wake_one(int32_t* addr) {
+void wtp__wake_one(int32_t* addr) {
   futex(addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);
 }
 
-void __wtp_wake_all(int32_t* addr) {
+void wtp__wake_all(int32_t* addr) {
   futex(addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, 0);
 }

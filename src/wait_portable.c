@@ -13,7 +13,7 @@
  * Words of different addresses can share a bucket. Wakes therefore mark
  * individual waiters (by address) as woken and broadcast the bucket's
  * condition variable; a thread whose mark is not set goes back to sleep, so
- * __wtp_wake_one wakes one waiter of that address, never a waiter of
+ * wtp__wake_one wakes one waiter of that address, never a waiter of
  * another word in the same bucket. A collision costs extra context switches
  * only.
  *
@@ -75,13 +75,13 @@ static void unlink_waiter(bucket_t* b, waiter_t* w) {
   w->next = w->prev = NULL;
 }
 
-uint64_t __wtp_now_ns(void) {
+uint64_t wtp__now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   bucket_t* b = bucket_of(addr);
   struct timespec ts;
   int timed = deadline_ns != UINT64_MAX;
@@ -142,6 +142,6 @@ static void wake(int32_t* addr, int all) {
   pthread_mutex_unlock(&b->mutex);
 }
 
-void __wtp_wake_one(int32_t* addr) { wake(addr, 0); }
+void wtp__wake_one(int32_t* addr) { wake(addr, 0); }
 
-void __wtp_wake_all(int32_t* addr) { wake(addr, 1); }
+void wtp__wake_all(int32_t* addr) { wake(addr, 1); }

@@ -6,7 +6,7 @@
  * like a futex; it returns TRUE on a wake (which may be spurious) or when
  * the values differ, FALSE with ERROR_TIMEOUT when its timeout ran out.
  *
- * Its timeout is relative and in milliseconds, so __wtp_wait keeps the
+ * Its timeout is relative and in milliseconds, so wtp__wait keeps the
  * absolute deadline on the QueryPerformanceCounter clock, passes the
  * remainder rounded up, and only reports a timeout once that clock has
  * reached the deadline. Windows has no EINTR: an alertable APC does not end
@@ -34,7 +34,7 @@
  * first use writes the same value, so relaxed suffices. */
 static _Atomic int64_t qpc_freq;
 
-uint64_t __wtp_now_ns(void) {
+uint64_t wtp__now_ns(void) {
   int64_t f = atomic_load_explicit(&qpc_freq, memory_order_relaxed);
   if (f == 0) {
     LARGE_INTEGER li;
@@ -49,11 +49,11 @@ uint64_t __wtp_now_ns(void) {
   return ticks / freq * 1000000000u + ticks % freq * 1000000000u / freq;
 }
 
-int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
+int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   for (;;) {
     DWORD ms = INFINITE;
     if (deadline_ns != UINT64_MAX) {
-      uint64_t now = __wtp_now_ns();
+      uint64_t now = wtp__now_ns();
       if (now >= deadline_ns) {
         /* Past the deadline: a differing value still answers "changed".
          * Relaxed: the caller re-reads with the order it needs. */
@@ -67,16 +67,16 @@ int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
     if (WaitOnAddress((volatile VOID*)addr, &compare, sizeof compare, ms))
       return 1; /* woken (maybe spuriously) or the value differed */
     if (GetLastError() == ERROR_TIMEOUT) {
-      if (__wtp_now_ns() >= deadline_ns) return 0;
+      if (wtp__now_ns() >= deadline_ns) return 0;
       continue; /* the tick-based timeout came early: wait the rest */
     }
     /* No other failure is documented; report a spurious wake after a short
      * sleep so the caller polls instead of spinning. */
     Sleep(1);
-    return deadline_ns == UINT64_MAX || __wtp_now_ns() < deadline_ns;
+    return deadline_ns == UINT64_MAX || wtp__now_ns() < deadline_ns;
   }
 }
 
-void __wtp_wake_one(int32_t* addr) { WakeByAddressSingle((PVOID)addr); }
+void wtp__wake_one(int32_t* addr) { WakeByAddressSingle((PVOID)addr); }
 
-void __wtp_wake_all(int32_t* addr) { WakeByAddressAll((PVOID)addr); }
+void wtp__wake_all(int32_t* addr) { WakeByAddressAll((PVOID)addr); }

@@ -9,7 +9,7 @@
  * 32-bit words (the memory of an Int32Array over a SharedArrayBuffer) and calls
  * back into its embedder through plain C function pointers.
  *
- * Naming: wtp_ is public, __wtp_ is internal but not static, statics are plain.
+ * Naming: wtp_ is public, wtp__ is internal but not static, statics are plain.
  *
  * ## Layout (32-bit words)
  *
@@ -211,7 +211,7 @@ void wtp_pool_wake_spawners(const wtp_pool_t* pool);
 
 /* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
  * index >= max_slots and touches nothing then. */
-void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t count);
+void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t slot_count);
 int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch);
 int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot);
 /* Reads of the slot words; *out receives the value. */

@@ -140,7 +140,7 @@ static _Atomic int cpu_count = -1; /* online_cpus(), cached; as max_spinners */
  * wtp_pool.c), so the count is exact on every protocol path. Like spinners
  * a heuristic input of spin(), ordering nothing: relaxed. */
 static _Atomic int running;
-/* Threads of this process inside __wtp_park past W1 and before W4: parked
+/* Threads of this process inside wtp__park past W1 and before W4: parked
  * (or about to park) on any word. Incremented at W1, decremented at W4.
  * A heuristic input of choose_spin_limit like running, ordering nothing:
  * relaxed RMWs (never lose an update); a stale read only picks the other
@@ -217,15 +217,15 @@ static int spinner_cap(void) {
   return cap;
 }
 
-void __wtp_park_note_running(int delta) {
+void wtp__park_note_running(int delta) {
   atomic_fetch_add_explicit(&running, delta, memory_order_relaxed);
 }
 
-int __wtp_park_running(void) {
+int wtp__park_running(void) {
   return atomic_load_explicit(&running, memory_order_relaxed);
 }
 
-void __wtp_park_set_spin_limit(int limit) {
+void wtp__park_set_spin_limit(int limit) {
   atomic_store_explicit(&spin_limit_override, limit < 0 ? -1 : limit,
                         memory_order_relaxed);
 }
@@ -287,7 +287,7 @@ static int spin(_Atomic int32_t* word, int32_t expected) {
   return changed;
 }
 
-int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
                wtp_interrupted_cb interrupted, void* ctx) {
   _Atomic int32_t* word = as_atomic(addr);
 
@@ -315,7 +315,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       result = WTP_PARK_CHANGED;
       break;
     }
-    uint64_t now = __wtp_now_ns();
+    uint64_t now = wtp__now_ns();
     if (now >= deadline_ns) {
       result = WTP_PARK_TIMEOUT;
       break;
@@ -337,7 +337,7 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
      * shorter than SLICE_NS; none is longer. */
     uint64_t grid = (now / SLICE_NS + 1) * SLICE_NS;
     uint64_t until = grid < deadline_ns ? grid : deadline_ns;
-    if (__wtp_wait(addr, expected, until)) {
+    if (wtp__wait(addr, expected, until)) {
       /* Woken, changed, or spurious: the caller re-reads. A wake that left
        * the word as it was may be an embedder's nudge (it set its own
        * "stop" flag, then unparked the word): poll interrupted() now rather
@@ -368,12 +368,12 @@ int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
 }
 
 /* K2 + K3. The caller has made K1 (a seq_cst change of *addr). */
-void __wtp_unpark_one(int32_t* addr) {
+void wtp__unpark_one(int32_t* addr) {
   if (atomic_load_explicit(&bucket_of(addr)->parked, memory_order_seq_cst) != 0)
-    __wtp_wake_one(addr);
+    wtp__wake_one(addr);
 }
 
-void __wtp_unpark_all(int32_t* addr) {
+void wtp__unpark_all(int32_t* addr) {
   if (atomic_load_explicit(&bucket_of(addr)->parked, memory_order_seq_cst) != 0)
-    __wtp_wake_all(addr);
+    wtp__wake_all(addr);
 }

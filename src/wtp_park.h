@@ -1,7 +1,7 @@
 /* wtp_park.h: spin-then-park on a 32-bit word, between the pool core
  * (wtp_pool.c) and the OS wait interface (wtp_wait.h).
  *
- * What this layer adds to a bare __wtp_wait:
+ * What this layer adds to a bare wtp__wait:
  *
  * 1. Bounded slices. A Node worker blocked in C cannot be terminated (see
  *    FINDINGS: worker.terminate() never resolves while a worker sits in an
@@ -10,7 +10,7 @@
  *    wait.
  *
  * 2. Wake skipping. A process-wide table of parked-waiter counters, hashed by
- *    address, lets __wtp_unpark_one/all skip the wake system call when no
+ *    address, lets wtp__unpark_one/all skip the wake system call when no
  *    thread can be blocked on the word (the common case: a spawner bumps the
  *    generation with nobody waiting on it).
  *
@@ -69,7 +69,7 @@ extern "C" {
  * on another CPU, and give up before it costs what it can save when the
  * thread it waits for shares its CPU (then every spin iteration delays that
  * thread). Measured with test/c/bench_spin.c (`make -C test/c spin`:
- * ping-pong through __wtp_park/__wtp_unpark_one, round trip = two
+ * ping-pong through wtp__park/wtp__unpark_one, round trip = two
  * handoffs, threads pinned to different CPUs / the same CPU / unpinned,
  * 2-vCPU AMD EPYC VM where one pause is ~30 ns, load average 10-20 from
  * other builds), two runs:
@@ -143,7 +143,7 @@ enum wtp_park_result {
   WTP_PARK_INTERRUPTED = 2  /* interrupted() returned nonzero between slices */
 };
 
-/* Waits while *addr == expected, until the monotonic clock (__wtp_now_ns)
+/* Waits while *addr == expected, until the monotonic clock (wtp__now_ns)
  * reaches deadline_ns (UINT64_MAX: never). Blocks in slices of at most
  * WTP_PARK_SLICE_MS; calls interrupted(ctx), if not NULL: with slice_end 0
  * on entry when the word is unchanged (before any spin), once after
@@ -152,35 +152,35 @@ enum wtp_park_result {
  * slice_end 1 after each slice that ended without a change and before the
  * deadline. So an embedder stops a waiter at once by storing its flag
  * (seq_cst, read seq_cst by interrupted()), then making a seq_cst change of
- * *addr the waiter's caller tolerates and __wtp_unpark_all(addr): see
+ * *addr the waiter's caller tolerates and wtp__unpark_all(addr): see
  * "Stopping a waiter" in wtp_park.c for why the word must change (a bare
  * wake can be lost).
  *
  * The caller must make every change of *addr that a waiter waits for with a
- * seq_cst atomic write (store, RMW) before calling __wtp_unpark_*: that is
+ * seq_cst atomic write (store, RMW) before calling wtp__unpark_*: that is
  * the waker's half of the invariant in wtp_park.c. */
-int __wtp_park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
                wtp_interrupted_cb interrupted, void* ctx);
 
 /* Wakes one / every thread parked on addr; no system call at all when the
  * counter of addr's bucket is 0. */
-void __wtp_unpark_one(int32_t* addr);
-void __wtp_unpark_all(int32_t* addr);
+void wtp__unpark_one(int32_t* addr);
+void wtp__unpark_all(int32_t* addr);
 
 /* The count of guest threads assigned and not yet done (a spin heuristic
  * input): +1 just before wtp_spawn's CAS CLAIMED -> ASSIGNED (-1 if it
  * fails), -1 from the one RMW that takes the slot out of ASSIGNED/RUNNING
  * (finish, release, retire). Exact on every protocol path; only hostile
  * plain stores to a state word can skew it (readers clamp it at 0). */
-void __wtp_park_note_running(int delta);
+void wtp__park_note_running(int delta);
 /* The count itself (relaxed), for tests: the binding exports it as
  * internal.runningThreads(). */
-int __wtp_park_running(void);
+int wtp__park_running(void);
 
 /* Tests and benchmarks only: override the spin limit (-1 restores
  * WTP_PARK_SPIN_LIMIT). Any value a concurrent park reads is a valid
  * limit. */
-void __wtp_park_set_spin_limit(int limit);
+void wtp__park_set_spin_limit(int limit);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,7 @@
  * ## No lost wake-up
  *
  * - A worker parks on S_STATE with the value it read; every change it waits
- *   for is a seq_cst write followed by __wtp_unpark_*(S_STATE), which is the
+ *   for is a seq_cst write followed by wtp__unpark_*(S_STATE), which is the
  *   waker's half of the invariant in wtp_park.c.
  * - A spawner reads g = H_GENERATION (acquire), then scans, and parks on
  *   H_GENERATION == g. Every transition that can make its scan succeed (a
@@ -117,18 +117,18 @@
  * int32 and a uint32 (a JS Int32Array cannot be that long anyway). */
 #define SLOTS_LIMIT ((uint32_t)((INT32_MAX - WTP_HEADER_WORDS) / WTP_SLOT_WORDS))
 
-static inline _Atomic int32_t* hw(const wtp_pool_t* pool, int word) {
+static inline _Atomic int32_t* header_word(const wtp_pool_t* pool, int word) {
   return (_Atomic int32_t*)(pool->words + word);
 }
 
 /* The caller has checked slot < pool->max_slots. */
-static inline _Atomic int32_t* sw(const wtp_pool_t* pool, uint32_t slot,
+static inline _Atomic int32_t* slot_word(const wtp_pool_t* pool, uint32_t slot,
                                   int word) {
   return (_Atomic int32_t*)(pool->words + WTP_HEADER_WORDS +
                             (size_t)WTP_SLOT_WORDS * slot + word);
 }
 
-static inline int32_t* sw_plain(const wtp_pool_t* pool, uint32_t slot,
+static inline int32_t* slot_word_ptr(const wtp_pool_t* pool, uint32_t slot,
                                 int word) {
   return pool->words + WTP_HEADER_WORDS + (size_t)WTP_SLOT_WORDS * slot + word;
 }
@@ -142,18 +142,18 @@ static inline uint32_t clamp(int32_t v, uint32_t bound) {
  * waker's K1 of wtp_park.c, and a release of the slot change made before
  * it, read by the spawner's acquire load of the generation. */
 static void bump(const wtp_pool_t* pool) {
-  atomic_fetch_add_explicit(hw(pool, WTP_H_GENERATION), 1,
+  atomic_fetch_add_explicit(header_word(pool, WTP_H_GENERATION), 1,
                             memory_order_seq_cst);
-  __wtp_unpark_all(pool->words + WTP_H_GENERATION);
+  wtp__unpark_all(pool->words + WTP_H_GENERATION);
 }
 
-static inline void count(const wtp_pool_t* pool, int word) {
+static inline void increment_statistic(const wtp_pool_t* pool, int word) {
   /* Statistics: relaxed, they publish nothing. */
-  atomic_fetch_add_explicit(hw(pool, word), 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(header_word(pool, word), 1, memory_order_relaxed);
 }
 
 /* The spin heuristic's count of guest threads assigned and not yet done
- * (__wtp_park_note_running) follows the slot states exactly: +1 just
+ * (wtp__park_note_running) follows the slot states exactly: +1 just
  * before a spawner's CAS CLAIMED -> ASSIGNED (-1 again if that CAS fails),
  * -1 by whichever RMW takes the slot out of ASSIGNED/RUNNING: finish's
  * CAS RUNNING -> IDLE, release's CAS, or retire's exchange that returned
@@ -164,7 +164,7 @@ static inline void count(const wtp_pool_t* pool, int word) {
  * word can skew it; the reader clamps it at 0. */
 static inline void running_left(int32_t old_state) {
   if (old_state == WTP_ASSIGNED || old_state == WTP_RUNNING)
-    __wtp_park_note_running(-1);
+    wtp__park_note_running(-1);
 }
 
 #ifdef WTP_TEST_HOOKS
@@ -181,7 +181,7 @@ static inline int is_dispatch(const wtp_pool_t* pool, uint32_t slot) {
   /* Relaxed here: a pre-CAS filter (as the SDK's). The value that decides
    * the dispatch path is the one claim_slot() reads after its acquire CAS,
    * carried to wtp_spawn (refinement (d)). Unknown bits are ignored. */
-  return (atomic_load_explicit(sw(pool, slot, WTP_S_FLAGS),
+  return (atomic_load_explicit(slot_word(pool, slot, WTP_S_FLAGS),
                                memory_order_relaxed) &
           WTP_FLAG_MESSAGE_DISPATCH) != 0;
 }
@@ -202,16 +202,16 @@ int wtp_pool_format(const wtp_pool_t* pool, uint32_t capacity, int32_t impl) {
   if (capacity > pool->max_slots) return WTP_EINVAL;
   /* Relaxed: the buffer is not shared yet; whatever later shares it
    * (postMessage, thread creation) synchronizes with these stores. */
-  atomic_store_explicit(hw(pool, WTP_H_NEXT_TID), 1, memory_order_relaxed);
-  atomic_store_explicit(hw(pool, WTP_H_CAPACITY), (int32_t)capacity,
+  atomic_store_explicit(header_word(pool, WTP_H_NEXT_TID), 1, memory_order_relaxed);
+  atomic_store_explicit(header_word(pool, WTP_H_CAPACITY), (int32_t)capacity,
                         memory_order_relaxed);
-  atomic_store_explicit(hw(pool, WTP_H_IMPL), impl, memory_order_relaxed);
+  atomic_store_explicit(header_word(pool, WTP_H_IMPL), impl, memory_order_relaxed);
   return WTP_OK;
 }
 
 uint32_t wtp_pool_capacity(const wtp_pool_t* pool) {
   /* Relaxed: written once before sharing; a hostile later write is clamped. */
-  return clamp(atomic_load_explicit(hw(pool, WTP_H_CAPACITY),
+  return clamp(atomic_load_explicit(header_word(pool, WTP_H_CAPACITY),
                                     memory_order_relaxed),
                pool->max_slots);
 }
@@ -221,7 +221,7 @@ static uint32_t slots_in(const wtp_pool_t* pool, uint32_t capacity) {
    * are either PENDING (zero since the buffer was made, before sharing) or
    * made CLAIMED by the reserving spawner itself; no other data hangs on
    * seeing the newest count. */
-  return clamp(atomic_load_explicit(hw(pool, WTP_H_SLOTS),
+  return clamp(atomic_load_explicit(header_word(pool, WTP_H_SLOTS),
                                     memory_order_relaxed),
                capacity);
 }
@@ -230,10 +230,10 @@ uint32_t wtp_pool_slots(const wtp_pool_t* pool) {
   return slots_in(pool, wtp_pool_capacity(pool));
 }
 
-void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t count) {
+void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t slot_count) {
   /* seq_cst as the SDK's Atomics.store; no bump, no wake (slots opened this
    * way are PENDING until armed, and arming bumps). */
-  atomic_store_explicit(hw(pool, WTP_H_SLOTS), count, memory_order_seq_cst);
+  atomic_store_explicit(header_word(pool, WTP_H_SLOTS), slot_count, memory_order_seq_cst);
 }
 
 /* Unconditional -> RETIRED. seq_cst store (K1 for the slot word), wake every
@@ -249,10 +249,10 @@ static void retire(const wtp_pool_t* pool, uint32_t slot) {
   /* An exchange rather than the SDK's store: the same unconditional write,
    * and it tells whether an assigned thread was counted (see running_left
    * below). seq_cst: K1 for the slot word. */
-  int32_t old = atomic_exchange_explicit(sw(pool, slot, WTP_S_STATE),
+  int32_t old = atomic_exchange_explicit(slot_word(pool, slot, WTP_S_STATE),
                                          WTP_RETIRED, memory_order_seq_cst);
   running_left(old);
-  __wtp_unpark_all(sw_plain(pool, slot, WTP_S_STATE));
+  wtp__unpark_all(slot_word_ptr(pool, slot, WTP_S_STATE));
   bump(pool);
 }
 
@@ -260,14 +260,14 @@ int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
   if (message_dispatch) {
     /* Relaxed: published by the seq_cst (release) store of IDLE below. */
-    atomic_store_explicit(sw(pool, slot, WTP_S_FLAGS),
+    atomic_store_explicit(slot_word(pool, slot, WTP_S_FLAGS),
                           WTP_FLAG_MESSAGE_DISPATCH, memory_order_relaxed);
   }
   /* SDK setState: store, notify the slot, bump. The store is K1 for a worker
    * parked on PENDING. One server per slot: wake one. */
-  atomic_store_explicit(sw(pool, slot, WTP_S_STATE), WTP_IDLE,
+  atomic_store_explicit(slot_word(pool, slot, WTP_S_STATE), WTP_IDLE,
                         memory_order_seq_cst);
-  __wtp_unpark_one(sw_plain(pool, slot, WTP_S_STATE));
+  wtp__unpark_one(slot_word_ptr(pool, slot, WTP_S_STATE));
   bump(pool);
   return WTP_OK;
 }
@@ -280,7 +280,7 @@ int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot) {
 
 int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
-  *out = atomic_load_explicit(sw(pool, slot, WTP_S_STATE),
+  *out = atomic_load_explicit(slot_word(pool, slot, WTP_S_STATE),
                               memory_order_seq_cst);
   return WTP_OK;
 }
@@ -288,7 +288,7 @@ int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
 int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
   /* Relaxed: a snapshot for reporting; the SDK's load promises no more. */
-  *out = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *out = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
   return WTP_OK;
 }
 
@@ -296,10 +296,10 @@ int wtp_slot_running(const wtp_pool_t* pool, uint32_t slot, int32_t* tid) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
   /* Acquire on the state pairs with the spawner's release of ASSIGNED, so
    * the tid read after it is at least the assigned one. */
-  int32_t state = atomic_load_explicit(sw(pool, slot, WTP_S_STATE),
+  int32_t state = atomic_load_explicit(slot_word(pool, slot, WTP_S_STATE),
                                        memory_order_acquire);
   if (state != WTP_ASSIGNED && state != WTP_RUNNING) return 0;
-  *tid = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
   return 1;
 }
 
@@ -314,14 +314,14 @@ int wtp_slot_running_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
 int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
                                 int32_t tid, int* released) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
-  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  _Atomic int32_t* state = slot_word(pool, slot, WTP_S_STATE);
   *released = 0;
   for (;;) {
     /* Acquire: pairs with the spawner's release CAS to ASSIGNED, so the
      * S_TID read below belongs to this assignment or a later one. */
     int32_t s = atomic_load_explicit(state, memory_order_acquire);
     if (s != WTP_ASSIGNED && s != WTP_RUNNING) return WTP_OK;
-    if (atomic_load_explicit(sw(pool, slot, WTP_S_TID),
+    if (atomic_load_explicit(slot_word(pool, slot, WTP_S_TID),
                              memory_order_relaxed) != tid)
       return WTP_OK;
     /* seq_cst: the change a spawner may wait for (via the bump below).
@@ -342,24 +342,24 @@ int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
   }
 }
 
-static int take(const wtp_pool_t* pool, uint32_t slot, int32_t* tid,
+static int take_assignment(const wtp_pool_t* pool, uint32_t slot, int32_t* tid,
                 int32_t* arg) {
   int32_t expected = WTP_ASSIGNED;
   /* Acquire: reads the spawner's release CAS CLAIMED -> ASSIGNED, making its
    * relaxed stores of S_TID and S_ARG visible. No wake, no bump (SDK). */
   if (!atomic_compare_exchange_strong_explicit(
-          sw(pool, slot, WTP_S_STATE), &expected, WTP_RUNNING,
+          slot_word(pool, slot, WTP_S_STATE), &expected, WTP_RUNNING,
           memory_order_acquire, memory_order_relaxed))
     return 0;
-  *tid = atomic_load_explicit(sw(pool, slot, WTP_S_TID), memory_order_relaxed);
-  *arg = atomic_load_explicit(sw(pool, slot, WTP_S_ARG), memory_order_relaxed);
+  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *arg = atomic_load_explicit(slot_word(pool, slot, WTP_S_ARG), memory_order_relaxed);
   return 1;
 }
 
 int wtp_slot_take(const wtp_pool_t* pool, uint32_t slot, int* taken,
                   int32_t* tid, int32_t* arg) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
-  *taken = take(pool, slot, tid, arg);
+  *taken = take_assignment(pool, slot, tid, arg);
   return WTP_OK;
 }
 
@@ -369,7 +369,7 @@ static void finish(const wtp_pool_t* pool, uint32_t slot) {
    * bump. A slot retired while its thread ran fails the CAS and stays
    * RETIRED, with no bump (SDK). */
   if (atomic_compare_exchange_strong_explicit(
-          sw(pool, slot, WTP_S_STATE), &expected, WTP_IDLE,
+          slot_word(pool, slot, WTP_S_STATE), &expected, WTP_IDLE,
           memory_order_seq_cst, memory_order_relaxed)) {
     running_left(WTP_RUNNING);
     bump(pool);
@@ -388,19 +388,19 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out) {
   uint32_t slots = wtp_pool_slots(pool);
   uint32_t active = 0, idle = 0, workers = 0;
   for (uint32_t i = 0; i < slots; i++) {
-    int32_t s = atomic_load_explicit(sw(pool, i, WTP_S_STATE),
+    int32_t s = atomic_load_explicit(slot_word(pool, i, WTP_S_STATE),
                                      memory_order_relaxed);
     if (s == WTP_CLAIMED || s == WTP_ASSIGNED || s == WTP_RUNNING) active++;
     else if (s == WTP_IDLE) idle++;
-    if (atomic_load_explicit(sw(pool, i, WTP_S_THREAD),
+    if (atomic_load_explicit(slot_word(pool, i, WTP_S_THREAD),
                              memory_order_relaxed) != 0)
       workers++;
   }
-  out->spawned = atomic_load_explicit(hw(pool, WTP_H_SPAWNED),
+  out->spawned = atomic_load_explicit(header_word(pool, WTP_H_SPAWNED),
                                       memory_order_relaxed);
-  out->waited = atomic_load_explicit(hw(pool, WTP_H_WAITED),
+  out->waited = atomic_load_explicit(header_word(pool, WTP_H_WAITED),
                                      memory_order_relaxed);
-  out->declined = atomic_load_explicit(hw(pool, WTP_H_DECLINED),
+  out->declined = atomic_load_explicit(header_word(pool, WTP_H_DECLINED),
                                        memory_order_relaxed);
   out->slots = slots;
   out->active = active;
@@ -441,7 +441,7 @@ typedef struct scan_result {
  * *dispatch = the slot's message-dispatch bit as read once after the CAS. */
 static int claim_slot(const wtp_spawner_t* sp, uint32_t slot, int* dispatch) {
   const wtp_pool_t* pool = &sp->pool;
-  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  _Atomic int32_t* state = slot_word(pool, slot, WTP_S_STATE);
   int32_t expected = WTP_IDLE;
   /* Acquire: pairs with the release half of the seq_cst write that made the
    * slot IDLE (arm, finish, release), so S_FLAGS as armed is visible below.
@@ -482,7 +482,7 @@ static scan_result_t scan(const wtp_spawner_t* sp) {
      * release bumps the generation, which the claim loop reads before each
      * scan (see "No lost wake-up"). "live" is a heuristic for "can anything
      * come free"; a stale read is corrected by that same next scan. */
-    int32_t st = atomic_load_explicit(sw(pool, i, WTP_S_STATE),
+    int32_t st = atomic_load_explicit(slot_word(pool, i, WTP_S_STATE),
                                       memory_order_relaxed);
     if (st == WTP_IDLE && claim_slot(sp, i, &r.dispatch)) {
       r.slot = (int32_t)i;
@@ -498,14 +498,14 @@ static scan_result_t scan(const wtp_spawner_t* sp) {
  * A negative (hostile) count means no room, consistently with reserve(), so
  * the claim loop cannot spin between "room" and "reserve failed". */
 static int has_room(const wtp_spawner_t* sp) {
-  int32_t n = atomic_load_explicit(hw(&sp->pool, WTP_H_SLOTS),
+  int32_t n = atomic_load_explicit(header_word(&sp->pool, WTP_H_SLOTS),
                                    memory_order_relaxed); /* see slots_in */
   return sp->grow != NULL && n >= 0 && (uint32_t)n < sp->capacity;
 }
 
 static int is_closed(const wtp_pool_t* pool) {
   /* seq_cst: the reader's half of "Closing a pool" (wtp.h). */
-  return (atomic_load_explicit(hw(pool, WTP_H_IMPL), memory_order_seq_cst) &
+  return (atomic_load_explicit(header_word(pool, WTP_H_IMPL), memory_order_seq_cst) &
           WTP_IMPL_CLOSED) != 0;
 }
 
@@ -515,7 +515,7 @@ static int is_closed(const wtp_pool_t* pool) {
  * when the pool is closed. */
 static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
   const wtp_pool_t* pool = &sp->pool;
-  _Atomic int32_t* slots = hw(pool, WTP_H_SLOTS);
+  _Atomic int32_t* slots = header_word(pool, WTP_H_SLOTS);
   int32_t n = atomic_load_explicit(slots, memory_order_relaxed);
   *reason = WTP_REASON_NONE;
   for (;;) {
@@ -535,7 +535,7 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
    * slot (a hostile case) sees a real change. */
   int32_t expected = WTP_PENDING;
   if (!atomic_compare_exchange_strong_explicit(
-          sw(pool, (uint32_t)n, WTP_S_STATE), &expected, WTP_CLAIMED,
+          slot_word(pool, (uint32_t)n, WTP_S_STATE), &expected, WTP_CLAIMED,
           memory_order_seq_cst, memory_order_relaxed)) {
     if (is_closed(pool)) *reason = WTP_REASON_TERMINATED;
     return -1; /* retired meanwhile, or a hostile value: slot n is spent */
@@ -553,7 +553,7 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
 typedef struct claim_state {
   int timed;          /* deadline and grow_at computed */
   int waited;         /* parked on the generation at least once */
-  uint64_t deadline;  /* ns, __wtp_now_ns clock */
+  uint64_t deadline;  /* ns, wtp__now_ns clock */
   uint64_t grow_at;
 } claim_state_t;
 
@@ -580,7 +580,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
   }
 
   if (!cs->timed) {
-    uint64_t now = __wtp_now_ns();
+    uint64_t now = wtp__now_ns();
     uint64_t wait_ns = sp->can_block ? ms_to_ns(sp->spawn_wait_ms) : 0;
     uint64_t grow_ns = (uint64_t)WTP_GROW_AFTER_MS * 1000000u;
     if (grow_ns > wait_ns) grow_ns = wait_ns;
@@ -592,7 +592,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
   for (;;) {
     /* Acquire: pairs with bump()'s seq_cst fetch_add, see "No lost
      * wake-up" above. */
-    int32_t generation = atomic_load_explicit(hw(pool, WTP_H_GENERATION),
+    int32_t generation = atomic_load_explicit(header_word(pool, WTP_H_GENERATION),
                                               memory_order_acquire);
     /* Closed while this spawn waited or looked again: decline "terminated"
      * rather than "pool-exhausted" (the retires woke us). */
@@ -607,7 +607,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
     }
 
     int room = has_room(sp);
-    if (room && (found.live == 0 || __wtp_now_ns() >= cs->grow_at)) {
+    if (room && (found.live == 0 || wtp__now_ns() >= cs->grow_at)) {
       wtp_reason_t why;
       int32_t slot = reserve(sp, &why);
       if (slot >= 0) {
@@ -637,7 +637,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
       *reason = WTP_REASON_POOL_EXHAUSTED;
       return -1;
     }
-    uint64_t now = __wtp_now_ns();
+    uint64_t now = wtp__now_ns();
     uint64_t until = room ? cs->grow_at : cs->deadline;
     if (!room && now >= until) {
       sp->starved = 1;
@@ -646,7 +646,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
       return -1;
     }
     if (now < until) {
-      int r = __wtp_park(pool->words + WTP_H_GENERATION, generation, until,
+      int r = wtp__park(pool->words + WTP_H_GENERATION, generation, until,
                          sp->interrupted, sp->ctx);
       if (r == WTP_PARK_INTERRUPTED) {
         *reason = WTP_REASON_INTERRUPTED;
@@ -666,7 +666,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
  * 2^32 attempts and hand tid 1 out again. Relaxed: uniqueness comes from
  * the RMW itself; the tid is published with the slot. */
 static int32_t next_tid(const wtp_pool_t* pool) {
-  _Atomic int32_t* word = hw(pool, WTP_H_NEXT_TID);
+  _Atomic int32_t* word = header_word(pool, WTP_H_NEXT_TID);
   int32_t t = atomic_load_explicit(word, memory_order_relaxed);
   for (;;) {
     if (t <= 0 || t > WTP_MAX_TID) return t;
@@ -684,12 +684,12 @@ void wtp_pool_wake_spawners(const wtp_pool_t* pool) { bump(pool); }
 uint32_t wtp_pool_close(const wtp_pool_t* pool) {
   /* seq_cst: the closer's first write of the pairing in wtp.h, "Closing a
    * pool"; then seq_cst reads of H_SLOTS. */
-  atomic_fetch_or_explicit(hw(pool, WTP_H_IMPL), WTP_IMPL_CLOSED,
+  atomic_fetch_or_explicit(header_word(pool, WTP_H_IMPL), WTP_IMPL_CLOSED,
                            memory_order_seq_cst);
   uint32_t capacity = wtp_pool_capacity(pool);
   uint32_t done = 0;
   for (;;) {
-    uint32_t slots = clamp(atomic_load_explicit(hw(pool, WTP_H_SLOTS),
+    uint32_t slots = clamp(atomic_load_explicit(header_word(pool, WTP_H_SLOTS),
                                                 memory_order_seq_cst),
                            capacity);
     if (done >= slots) break;
@@ -719,12 +719,12 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
     int dispatch = 0;
     int32_t slot = claim(sp, &cs, &reason, &dispatch);
     if (slot < 0) {
-      if (reason == WTP_REASON_POOL_EXHAUSTED) count(pool, WTP_H_DECLINED);
+      if (reason == WTP_REASON_POOL_EXHAUSTED) increment_statistic(pool, WTP_H_DECLINED);
       res.reason = reason;
       return res;
     }
     uint32_t s = (uint32_t)slot;
-    _Atomic int32_t* state = sw(pool, s, WTP_S_STATE);
+    _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
 
     if (!have_tid) {
       tid = next_tid(pool);
@@ -744,27 +744,27 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
 
     /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
      * relaxed stores, published by the release CAS below. */
-    int32_t old_tid = atomic_load_explicit(sw(pool, s, WTP_S_TID),
+    int32_t old_tid = atomic_load_explicit(slot_word(pool, s, WTP_S_TID),
                                            memory_order_relaxed);
-    atomic_store_explicit(sw(pool, s, WTP_S_TID), tid, memory_order_relaxed);
-    atomic_store_explicit(sw(pool, s, WTP_S_ARG), start_arg,
+    atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid, memory_order_relaxed);
+    atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
                           memory_order_relaxed);
     int32_t expected = WTP_CLAIMED;
     /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
      * takes it out of ASSIGNED/RUNNING (see running_left) never comes
      * first. */
-    __wtp_park_note_running(1);
-    /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take(),
+    wtp__park_note_running(1);
+    /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take_assignment(),
      * and K1 for the worker parked on the slot word. */
     if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
                                                  memory_order_seq_cst,
                                                  memory_order_relaxed)) {
-      __wtp_park_note_running(-1);
+      wtp__park_note_running(-1);
       /* Refinement (a): retired (or overwritten) while claimed. Put the
        * previous last-tid back if our store is still there, keep the tid,
        * and claim again against the same deadline. */
       int32_t mine = tid;
-      atomic_compare_exchange_strong_explicit(sw(pool, s, WTP_S_TID), &mine,
+      atomic_compare_exchange_strong_explicit(slot_word(pool, s, WTP_S_TID), &mine,
                                               old_tid, memory_order_relaxed,
                                               memory_order_relaxed);
       continue;
@@ -782,10 +782,10 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
       }
     } else {
       /* Wake its server: one server per slot, wake one. */
-      __wtp_unpark_one(sw_plain(pool, s, WTP_S_STATE));
+      wtp__unpark_one(slot_word_ptr(pool, s, WTP_S_STATE));
     }
-    count(pool, WTP_H_SPAWNED);
-    if (cs.waited) count(pool, WTP_H_WAITED);
+    increment_statistic(pool, WTP_H_SPAWNED);
+    if (cs.waited) increment_statistic(pool, WTP_H_WAITED);
     res.tid = tid;
     res.slot = slot;
     return res;
@@ -800,13 +800,13 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
   if (slot >= pool->max_slots || run == NULL) return WTP_EINVAL;
   if (os_thread_id != 0) {
     /* A statistic for the report: relaxed. */
-    atomic_store_explicit(sw(pool, slot, WTP_S_THREAD), os_thread_id,
+    atomic_store_explicit(slot_word(pool, slot, WTP_S_THREAD), os_thread_id,
                           memory_order_relaxed);
   }
-  _Atomic int32_t* state = sw(pool, slot, WTP_S_STATE);
+  _Atomic int32_t* state = slot_word(pool, slot, WTP_S_STATE);
   for (;;) {
-    /* Relaxed would be enough: take() acquires before anything is read
-     * through the slot, and __wtp_park re-checks the word with seq_cst
+    /* Relaxed would be enough: take_assignment() acquires before anything is read
+     * through the slot, and wtp__park re-checks the word with seq_cst
      * after announcing itself (W2), so a stale value here only costs one
      * more turn of the loop. seq_cst costs a plain load on x86 and one LDAR
      * on arm64, and keeps the loop's reads in the slot writers' order. */
@@ -814,8 +814,8 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
     if (s == WTP_RETIRED) return WTP_SERVE_RETIRED;
     if (s != WTP_ASSIGNED) {
       /* PENDING, IDLE, CLAIMED, RUNNING or unknown: wait for a change. No
-       * deadline; __wtp_park slices the wait and polls interrupted(). */
-      if (__wtp_park(sw_plain(pool, slot, WTP_S_STATE), s, UINT64_MAX,
+       * deadline; wtp__park slices the wait and polls interrupted(). */
+      if (wtp__park(slot_word_ptr(pool, slot, WTP_S_STATE), s, UINT64_MAX,
                      interrupted, ctx) == WTP_PARK_INTERRUPTED) {
         retire(pool, slot); /* refinement (b) */
         return WTP_SERVE_INTERRUPTED;
@@ -823,7 +823,7 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
       continue;
     }
     int32_t tid, arg;
-    if (!take(pool, slot, &tid, &arg)) continue;
+    if (!take_assignment(pool, slot, &tid, &arg)) continue;
     int rs = run(ctx, tid, arg);
     /* The thread counted by wtp_spawn is uncounted by finish() or retire()
      * below (running_left), whichever takes the slot out of RUNNING. */

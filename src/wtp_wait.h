@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 /* Monotonic clock, nanoseconds from an arbitrary origin. */
-uint64_t __wtp_now_ns(void);
+uint64_t wtp__now_ns(void);
 
 /* Blocks while *addr == expected, until woken or until the monotonic clock
  * reaches deadline_ns (UINT64_MAX: no deadline).
@@ -31,10 +31,10 @@ uint64_t __wtp_now_ns(void);
  *   always re-reads the word;
  * - an interrupted system call (EINTR) is retried against the same absolute
  *   deadline, so signals neither shorten nor stretch the wait. */
-int __wtp_wait(int32_t* addr, int32_t expected, uint64_t deadline_ns);
+int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns);
 
-/* Wakes at most one / every thread blocked in __wtp_wait on addr. */
-void __wtp_wake_one(int32_t* addr);
-void __wtp_wake_all(int32_t* addr);
+/* Wakes at most one / every thread blocked in wtp__wait on addr. */
+void wtp__wake_one(int32_t* addr);
+void wtp__wake_all(int32_t* addr);
 
 #endif /* WTP_WAIT_H */

@@ -59,18 +59,18 @@ int main(int argc, char** argv) {
   struct timespec settle = {0, 200000000};
   nanosleep(&settle, NULL);
   double c0 = cpu_s();
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   atomic_store(&polls, 0);
   struct timespec span = {(time_t)seconds,
                           (long)((seconds - (time_t)seconds) * 1e9)};
   nanosleep(&span, NULL);
   double cpu = cpu_s() - c0;
-  double wall = (double)(__wtp_now_ns() - t0) / 1e9;
+  double wall = (double)(wtp__now_ns() - t0) / 1e9;
   int n = atomic_load(&polls);
-  uint64_t s0 = __wtp_now_ns();
+  uint64_t s0 = wtp__now_ns();
   atomic_store(&stop, 1);
   for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
-  double stop_ms = (double)(__wtp_now_ns() - s0) / 1e6;
+  double stop_ms = (double)(wtp__now_ns() - s0) / 1e6;
   printf("slice %3d ms: %d idle threads cost %.2f%% of a core "
          "(%.0f slice ends/s, %.1f us CPU each); all interrupted in %.1f ms\n",
          WTP_PARK_SLICE_MS, THREADS, 100 * cpu / wall, n / wall,

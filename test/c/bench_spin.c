@@ -1,7 +1,7 @@
 /* bench_spin.c: handoff latency of the park layer against the spin limit.
  *
- * Two threads pass a token through one word with __wtp_park /
- * __wtp_unpark_one, for several spin limits, with the threads pinned to
+ * Two threads pass a token through one word with wtp__park /
+ * wtp__unpark_one, for several spin limits, with the threads pinned to
  * different CPUs ("split"), to the same CPU ("same") or left to the
  * scheduler ("free"). Prints the best round trip of several runs. Used to
  * choose WTP_PARK_SPIN_LIMIT; `make -C test/c spin`. Not a test. */
@@ -35,10 +35,10 @@ static void play(game_t* g, int parity) {
     for (;;) {
       int32_t v = __atomic_load_n(&g->word, __ATOMIC_SEQ_CST);
       if ((v & 1) == parity) break;
-      __wtp_park(&g->word, v, UINT64_MAX, NULL, NULL);
+      wtp__park(&g->word, v, UINT64_MAX, NULL, NULL);
     }
     __atomic_fetch_add(&g->word, 1, __ATOMIC_SEQ_CST);
-    __wtp_unpark_one(&g->word);
+    wtp__unpark_one(&g->word);
   }
 }
 
@@ -63,11 +63,11 @@ static double measure(int cpu_a, int cpu_b, int rounds, int reps) {
     game_t g = {0, rounds, cpu_b};
     pthread_t th;
     pin(cpu_a);
-    uint64_t t0 = __wtp_now_ns();
+    uint64_t t0 = wtp__now_ns();
     pthread_create(&th, NULL, player_b, &g);
     play(&g, 0);
     pthread_join(th, NULL);
-    r[i] = (double)(__wtp_now_ns() - t0) / 1e3 / rounds;
+    r[i] = (double)(wtp__now_ns() - t0) / 1e3 / rounds;
   }
   qsort(r, (size_t)reps, sizeof r[0], cmp);
   cpu_set_t all;
@@ -82,13 +82,13 @@ int main(int argc, char** argv) {
   /* The spinner cap is read once, from the first parking thread's CPU
    * affinity: park once before any pinning. */
   int32_t x = 0;
-  __wtp_park(&x, 0, 0, NULL, NULL);
+  wtp__park(&x, 0, 0, NULL, NULL);
   static const int limits[] = {0, 50, 100, 150, 200, 400, 2000};
   printf("round trip (us), best of 7 x %d; default spin limit %d\n", rounds,
          WTP_PARK_SPIN_LIMIT);
   printf("%8s %10s %10s %10s\n", "spin", "split", "same", "free");
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
-    __wtp_park_set_spin_limit(limits[i]);
+    wtp__park_set_spin_limit(limits[i]);
     double split = measure(0, 1, rounds, 7);
     double same = measure(0, 0, rounds / 4, 7);
     double fr = measure(-1, -1, rounds, 7);

@@ -47,7 +47,7 @@ static void set_s(tpool_t* t, uint32_t slot, int w, int32_t v) {
   __atomic_store_n(&t->words[8 + 8 * slot + w], v, __ATOMIC_SEQ_CST);
 }
 
-static double ms_since(uint64_t t0) { return (__wtp_now_ns() - t0) / 1e6; }
+static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
 
 /* A browser-like pool: n slots opened and armed (no growth). */
 static tpool_t armed_pool(uint32_t n) {
@@ -339,7 +339,7 @@ static void test_message_dispatch(void) {
   wtp_slot_retire(p, 1);
   wtp_spawner_t patient;
   wtp_spawner_init(&patient, p, 1e9, 0);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   r = wtp_spawn(&patient, 3);
   CHECK_EQ(r.reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
@@ -380,7 +380,7 @@ static void test_grow(void) {
   sp.ctx = &g;
 
   /* No slots at all: grows at once (live == 0), no wait. */
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   wtp_spawn_result_t r = wtp_spawn(&sp, 100);
   CHECK(ms_since(t0) < SLACK_MS);
   CHECK_EQ(r.reason, WTP_REASON_NONE);
@@ -393,7 +393,7 @@ static void test_grow(void) {
   CHECK_EQ(H(&t, WTP_H_WAITED), 0);
 
   /* Busy pool with room: waits GROW_AFTER_MS, then grows slot 1; waited. */
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   r = wtp_spawn(&sp, 101);
   double took = ms_since(t0);
   CHECK(took >= WTP_GROW_AFTER_MS - 0.01);
@@ -407,7 +407,7 @@ static void test_grow(void) {
   CHECK_EQ(H(&t, WTP_H_SPAWNED), 2);
 
   /* Full: waits the whole spawn_wait_ms (40), then declines. */
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   r = wtp_spawn(&sp, 102);
   took = ms_since(t0);
   CHECK_EQ(r.reason, WTP_REASON_POOL_EXHAUSTED);
@@ -425,7 +425,7 @@ static void test_grow(void) {
   sp.grow = grow_cb;
   sp.ctx = &g;
   CHECK_EQ(wtp_spawn(&sp, 1).slot, 0);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   r = wtp_spawn(&sp, 2);
   CHECK(ms_since(t0) < SLACK_MS);
   CHECK_EQ(r.slot, 1);
@@ -468,7 +468,7 @@ static void test_grow_failure(void) {
   wtp_spawner_init(&sp, p, 1e9, 1);
   sp.grow = grow_cb;
   sp.ctx = &g;
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   r = wtp_spawn(&sp, 4);
   CHECK_EQ(r.reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
@@ -602,21 +602,21 @@ static void test_close(void) {
   wtp_spawner_init(&grower, p, 1000, 0);
   grower.grow = grow_cb;
   grower.ctx = &g;
-  int base = __wtp_park_running();
+  int base = wtp__park_running();
   CHECK_EQ(wtp_spawn(&owner, 1).slot, 0);
-  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK_EQ(wtp__park_running(), base + 1);
   CHECK(!wtp_pool_closed(p));
   int32_t impl = H(&t, WTP_H_IMPL);
   CHECK_EQ(wtp_pool_close(p), 3);
   CHECK_EQ(H(&t, WTP_H_IMPL), impl | WTP_IMPL_CLOSED);
   CHECK_EQ(H(&t, WTP_H_IMPL) & WTP_IMPL_MASK, WTP_IMPL_NATIVE);
   for (uint32_t i = 0; i < 3; i++) CHECK_EQ(S(&t, i, WTP_S_STATE), WTP_RETIRED);
-  CHECK_EQ(__wtp_park_running(), base + 0); /* the assigned thread was uncounted */
+  CHECK_EQ(wtp__park_running(), base + 0); /* the assigned thread was uncounted */
   int32_t before[8 + 8 * 3];
   for (int i = 0; i < 8 + 8 * 3; i++) before[i] = t.words[i];
   wtp_spawner_t* all[] = {&owner, &guest, &grower};
   for (int k = 0; k < 3; k++) {
-    uint64_t t0 = __wtp_now_ns();
+    uint64_t t0 = wtp__now_ns();
     wtp_spawn_result_t r = wtp_spawn(all[k], 2);
     CHECK(ms_since(t0) < SLACK_MS);
     CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
@@ -642,54 +642,54 @@ static void test_running_count(void) {
   wtp_spawner_init(&sp, p, 0, 1);
   /* Earlier tests free pools with threads still assigned: count from
    * here. */
-  int base = __wtp_park_running();
+  int base = wtp__park_running();
   int taken, released;
   int32_t tid, arg;
 
   /* spawn, take, finish (what a serve loop does) */
   wtp_spawn_result_t r = wtp_spawn(&sp, 1);
-  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK_EQ(wtp__park_running(), base + 1);
   wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
   CHECK_EQ(taken, 1);
-  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK_EQ(wtp__park_running(), base + 1);
   wtp_slot_finish(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
   wtp_slot_finish(p, (uint32_t)r.slot); /* a second finish: no-op */
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
 
   /* spawn, release before the take */
   r = wtp_spawn(&sp, 2);
-  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK_EQ(wtp__park_running(), base + 1);
   wtp_slot_release_if_running(p, (uint32_t)r.slot, r.tid, &released);
   CHECK_EQ(released, 1);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
 
   /* spawn, take, release while RUNNING */
   r = wtp_spawn(&sp, 3);
   wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
   wtp_slot_release_if_running(p, (uint32_t)r.slot, r.tid, &released);
   CHECK_EQ(released, 1);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
   /* the worker's finish after that release: no-op */
   wtp_slot_finish(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
 
   /* spawn, retire before the take; retire again */
   r = wtp_spawn(&sp, 4);
-  CHECK_EQ(__wtp_park_running(), base + 1);
+  CHECK_EQ(wtp__park_running(), base + 1);
   wtp_slot_retire(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
   wtp_slot_retire(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
 
   /* spawn, take, retire while RUNNING, then the worker's finish */
   r = wtp_spawn(&sp, 5);
   CHECK(r.slot >= 0);
   wtp_slot_take(p, (uint32_t)r.slot, &taken, &tid, &arg);
   wtp_slot_retire(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
   wtp_slot_finish(p, (uint32_t)r.slot);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
 
   /* a message-dispatch slot whose dispatch fails: released, uncounted */
   free_pool(&t);
@@ -704,7 +704,7 @@ static void test_running_count(void) {
   sp.ctx = &d;
   r = wtp_spawn(&sp, 6);
   CHECK_EQ(r.reason, WTP_REASON_DISPATCH_FAILED);
-  CHECK_EQ(__wtp_park_running(), base + 0);
+  CHECK_EQ(wtp__park_running(), base + 0);
   free_pool(&t);
 }
 
@@ -740,7 +740,7 @@ static void test_dead_pool(void) {
   tpool_t t = make_pool(0);
   wtp_spawner_t sp;
   wtp_spawner_init(&sp, &t.pool, 1e12, 1);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   wtp_spawn_result_t r = wtp_spawn(&sp, 1);
   CHECK_EQ(r.reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK_EQ(H(&t, WTP_H_DECLINED), 1);
@@ -768,7 +768,7 @@ static void test_spawn_wait_bound(void) {
 
   /* One full wait, measured from the start of the claim (300 ms: longer
    * than SLACK_MS, so that "at once" below means something). */
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   wtp_spawn_result_t r = wtp_spawn(&sp, 3);
   double took = ms_since(t0);
   CHECK_EQ(r.reason, WTP_REASON_POOL_EXHAUSTED);
@@ -778,7 +778,7 @@ static void test_spawn_wait_bound(void) {
   CHECK_EQ(sp.starved_at, H(&t, WTP_H_GENERATION));
 
   /* The no-second-wait rule: same generation, declined at once. */
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   for (int i = 0; i < 5; i++)
     CHECK_EQ(wtp_spawn(&sp, 4).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
@@ -787,19 +787,19 @@ static void test_spawn_wait_bound(void) {
   /* Another closure has its own starved state and waits. */
   wtp_spawner_t other;
   wtp_spawner_init(&other, p, 10, 1);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   CHECK_EQ(wtp_spawn(&other, 5).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) >= 10 - 0.01);
 
   /* A generation change (slot 1 retired; slot 0 still live) allows one
    * more full wait. */
   wtp_slot_retire(p, 1);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   CHECK_EQ(wtp_spawn(&sp, 6).reason, WTP_REASON_POOL_EXHAUSTED);
   took = ms_since(t0);
   CHECK(took >= 300 - 0.01);
   CHECK(took < 300 + SLACK_MS);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   CHECK_EQ(wtp_spawn(&sp, 7).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
 
@@ -816,7 +816,7 @@ static void test_spawn_wait_bound(void) {
   t = armed_pool(1);
   wtp_spawner_init(&sp, &t.pool, 0, 1);
   CHECK_EQ(wtp_spawn(&sp, 1).slot, 0);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   CHECK_EQ(wtp_spawn(&sp, 2).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK_EQ(wtp_spawn(&sp, 3).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
@@ -826,7 +826,7 @@ static void test_spawn_wait_bound(void) {
   /* can_block 0 (an agent that may not block): no wait either. */
   wtp_spawner_init(&sp, &t.pool, 1000, 1);
   sp.can_block = 0;
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   CHECK_EQ(wtp_spawn(&sp, 4).reason, WTP_REASON_POOL_EXHAUSTED);
   CHECK(ms_since(t0) < SLACK_MS);
   free_pool(&t);
@@ -949,7 +949,7 @@ static void test_serve_single(void) {
   wtp_spawner_init(&sp, p, 0, 1);
   s = (serve_ctx_t){p, 0, 0, 0, 0, WTP_RUN_DONE, 0, 0};
   wtp_spawn(&sp, 9);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   CHECK_EQ(wtp_serve(p, 0, 0, run_cb, interrupt_now, &s),
            WTP_SERVE_INTERRUPTED);
   double took = ms_since(t0);
@@ -977,7 +977,7 @@ static void hostile_spawns(tpool_t* t, int owner, int grow) {
     sp.ctx = &g;
   }
   CHECK(sp.capacity <= t->pool.max_slots);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   for (int i = 0; i < 4; i++) {
     wtp_spawn_result_t r = wtp_spawn(&sp, i);
     if (r.slot >= 0) {
@@ -1022,7 +1022,7 @@ static void test_hostile(void) {
     set_s(&t, 2, WTP_S_STATE, states[k]);
     wtp_spawner_t sp;
     wtp_spawner_init(&sp, &t.pool, 5, 1);
-    uint64_t t0 = __wtp_now_ns();
+    uint64_t t0 = wtp__now_ns();
     wtp_spawn_result_t r = wtp_spawn(&sp, 1);
     /* live (not RETIRED), so it waits the full 5 ms rather than declining
      * at once, and then declines. */

@@ -15,7 +15,7 @@
 #include "../../src/wtp_wait.h"
 #include "harness.h"
 
-static double ms_since(uint64_t t0) { return (__wtp_now_ns() - t0) / 1e6; }
+static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -209,7 +209,7 @@ static void run_spawners(world_t* w, int nspawners, int per, int grow) {
   int total = nspawners * per;
   CHECK_EQ(ok, total);
   /* Wait until every run has finished (the last ones may still run). */
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   wtp_report_t rep;
   do {
     wtp_pool_report(&w->pool, &rep);
@@ -269,7 +269,7 @@ static void test_waited(void) {
   CHECK_EQ(wtp_spawn(&sp, 1).tid, 1); /* runs 40 ms on the server */
   spawner_job_t j = {w, 2, 1, 5000, 0, 0, 0, 0};
   pthread_t th;
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   pthread_create(&th, NULL, spawn_one_patient, &j);
   pthread_join(th, NULL);
   double took = ms_since(t0);
@@ -289,7 +289,7 @@ static void test_waited(void) {
 static void test_retire_ends_serve(void) {
   world_t* w = armed_world(2, 10);
   sleep_ms(WTP_PARK_SLICE_MS / 2); /* both parked on IDLE */
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   wtp_slot_retire(&w->pool, 1);
   pthread_join(w->servers[1].thread, NULL);
   w->servers[1].started = 0;
@@ -328,7 +328,7 @@ static void* spawn_until_interrupted(void* p) {
   sp.interrupted = spawner_interrupted;
   sp.ctx = ws->stop;
   ws->r = wtp_spawn(&sp, 1);
-  ws->returned_at = __wtp_now_ns();
+  ws->returned_at = wtp__now_ns();
   return NULL;
 }
 
@@ -336,7 +336,7 @@ static void test_interrupt(void) {
   world_t* w = armed_world(2, 10);
   atomic_store(&w->run_sleep_us, 0);
   sleep_ms(10);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   atomic_store(&w->stop, 1);
   for (int i = 0; i < 2; i++) {
     pthread_join(w->servers[i].thread, NULL);
@@ -364,7 +364,7 @@ static void test_interrupt(void) {
   pthread_t th;
   pthread_create(&th, NULL, spawn_until_interrupted, &ws);
   sleep_ms(WTP_PARK_SLICE_MS + 10);
-  uint64_t t1 = __wtp_now_ns();
+  uint64_t t1 = wtp__now_ns();
   atomic_store(&stop, 1);
   pthread_join(th, NULL);
   CHECK_EQ(ws.r.reason, WTP_REASON_INTERRUPTED);
@@ -386,13 +386,13 @@ static void test_nudge(void) {
   world_t* w = armed_world(1, 10);
   sleep_ms(20); /* parked on IDLE */
   const uint64_t slice = (uint64_t)WTP_PARK_SLICE_MS * 1000000u;
-  while (__wtp_now_ns() % slice > slice / 20) sleep_ms(1);
-  uint64_t t0 = __wtp_now_ns();
+  while (wtp__now_ns() % slice > slice / 20) sleep_ms(1);
+  uint64_t t0 = wtp__now_ns();
   atomic_store_explicit(&w->stop, 1, memory_order_seq_cst);
   wtp_slot_retire(&w->pool, 0);
   pthread_join(w->servers[0].thread, NULL);
   w->servers[0].started = 0;
-  uint64_t t1 = __wtp_now_ns();
+  uint64_t t1 = wtp__now_ns();
   CHECK(w->servers[0].status == WTP_SERVE_RETIRED ||
         w->servers[0].status == WTP_SERVE_INTERRUPTED);
   CHECK(t1 - t0 < slice / 2);
@@ -485,7 +485,7 @@ static void test_close_races_growth(void) {
 static void test_stress(void) {
   int per = 20000;
   world_t* w = armed_world(4, 3 * per);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   run_spawners(w, 3, per, 0);
   double took = ms_since(t0);
   wtp_report_t rep;
@@ -495,7 +495,7 @@ static void test_stress(void) {
   end_world(w, WTP_SERVE_RETIRED);
 
   w = make_world(8, 3 * per);
-  t0 = __wtp_now_ns();
+  t0 = wtp__now_ns();
   run_spawners(w, 3, per, 1);
   took = ms_since(t0);
   printf("       3 x %d spawns, growing to %u servers: %.0f ms\n", per,
@@ -507,18 +507,18 @@ static void test_stress(void) {
  * for the previous thread to finish, so an iteration is two handoffs:
  * spawner -> server (assign) and server -> spawner (finish). */
 static double handoff_us(int spin_limit, int rounds) {
-  __wtp_park_set_spin_limit(spin_limit);
+  wtp__park_set_spin_limit(spin_limit);
   world_t* w = armed_world(1, rounds + 1);
   wtp_spawner_t sp;
   wtp_spawner_init(&sp, &w->pool, 60000, 0);
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   for (int i = 0; i < rounds; i++) {
     wtp_spawn_result_t r = wtp_spawn(&sp, i);
     if (r.tid < 0) break;
   }
-  double us = (double)(__wtp_now_ns() - t0) / 1e3 / rounds;
+  double us = (double)(wtp__now_ns() - t0) / 1e3 / rounds;
   end_world(w, WTP_SERVE_RETIRED);
-  __wtp_park_set_spin_limit(-1);
+  wtp__park_set_spin_limit(-1);
   return us;
 }
 

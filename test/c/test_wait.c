@@ -1,7 +1,7 @@
 /* test_wait.c: the contract of wtp_wait.h (whichever wait_*.c is linked)
  * and of the park layer (wtp_park.h) on top of it.
  *
- * Linked with -Wl,--wrap=__wtp_wake_one,--wrap=__wtp_wake_all so that the
+ * Linked with -Wl,--wrap=wtp__wake_one,--wrap=wtp__wake_all so that the
  * test can count the wake system calls the park layer makes (and skips). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -18,21 +18,21 @@
 /* ---- wake call counting (link-time wrap) ------------------------------- */
 
 static atomic_int wake_calls;
-void __real___wtp_wake_one(int32_t* addr);
-void __real___wtp_wake_all(int32_t* addr);
-void __wrap___wtp_wake_one(int32_t* addr) {
+void __real_wtp__wake_one(int32_t* addr);
+void __real_wtp__wake_all(int32_t* addr);
+void __wrap_wtp__wake_one(int32_t* addr) {
   atomic_fetch_add(&wake_calls, 1);
-  __real___wtp_wake_one(addr);
+  __real_wtp__wake_one(addr);
 }
-void __wrap___wtp_wake_all(int32_t* addr) {
+void __wrap_wtp__wake_all(int32_t* addr) {
   atomic_fetch_add(&wake_calls, 1);
-  __real___wtp_wake_all(addr);
+  __real_wtp__wake_all(addr);
 }
 
 /* ---- helpers ----------------------------------------------------------- */
 
-static double ms_since(uint64_t t0) { return (__wtp_now_ns() - t0) / 1e6; }
-static uint64_t in_ms(double ms) { return __wtp_now_ns() + (uint64_t)(ms * 1e6); }
+static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
+static uint64_t in_ms(double ms) { return wtp__now_ns() + (uint64_t)(ms * 1e6); }
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -44,21 +44,21 @@ static void sleep_ms(int ms) {
 
 static void test_immediate(void) {
   int32_t word = 5;
-  uint64_t t0 = __wtp_now_ns();
-  CHECK_EQ(__wtp_wait(&word, 4, UINT64_MAX), 1);
-  CHECK_EQ(__wtp_wait(&word, 4, in_ms(1000)), 1);
+  uint64_t t0 = wtp__now_ns();
+  CHECK_EQ(wtp__wait(&word, 4, UINT64_MAX), 1);
+  CHECK_EQ(wtp__wait(&word, 4, in_ms(1000)), 1);
   /* A differing value wins over a deadline already past. */
-  CHECK_EQ(__wtp_wait(&word, 4, 0), 1);
+  CHECK_EQ(wtp__wait(&word, 4, 0), 1);
   CHECK(ms_since(t0) < SLACK_MS);
   /* An equal value with a deadline already past: false at once. */
-  t0 = __wtp_now_ns();
-  CHECK_EQ(__wtp_wait(&word, 5, 0), 0);
-  CHECK_EQ(__wtp_wait(&word, 5, __wtp_now_ns()), 0);
+  t0 = wtp__now_ns();
+  CHECK_EQ(wtp__wait(&word, 5, 0), 0);
+  CHECK_EQ(wtp__wait(&word, 5, wtp__now_ns()), 0);
   CHECK(ms_since(t0) < SLACK_MS);
   /* The clock is monotonic and in nanoseconds. */
-  uint64_t a = __wtp_now_ns();
+  uint64_t a = wtp__now_ns();
   sleep_ms(10);
-  uint64_t b = __wtp_now_ns();
+  uint64_t b = wtp__now_ns();
   CHECK(b - a >= 10000000u);
   CHECK(b - a < 1000000000u);
 }
@@ -67,10 +67,10 @@ static void test_timeout(void) {
   int32_t word = 0;
   for (int ms = 1; ms <= 25; ms *= 5) {
     uint64_t deadline = in_ms(ms);
-    CHECK_EQ(__wtp_wait(&word, 0, deadline), 0);
+    CHECK_EQ(wtp__wait(&word, 0, deadline), 0);
     /* Never early: false only once the deadline has passed. */
-    CHECK(__wtp_now_ns() >= deadline);
-    CHECK(__wtp_now_ns() - deadline < (uint64_t)SLACK_MS * 1000000u);
+    CHECK(wtp__now_ns() >= deadline);
+    CHECK(wtp__now_ns() - deadline < (uint64_t)SLACK_MS * 1000000u);
   }
 }
 
@@ -93,8 +93,8 @@ typedef struct eintr_arg {
 static void* eintr_waiter(void* p) {
   eintr_arg_t* a = p;
   atomic_store(&a->started, 1);
-  a->result = __wtp_wait(&a->word, 0, a->deadline);
-  a->returned_at = __wtp_now_ns();
+  a->result = wtp__wait(&a->word, 0, a->deadline);
+  a->returned_at = wtp__now_ns();
   return NULL;
 }
 
@@ -116,7 +116,7 @@ static void test_eintr(void) {
   CHECK_EQ(pthread_create(&th, NULL, eintr_waiter, &a), 0);
   while (!atomic_load(&a.started)) sleep_ms(1);
   uint64_t stop_at = a.deadline - 50 * 1000000ull;
-  while (atomic_load(&signals_seen) < 5 && __wtp_now_ns() < stop_at) {
+  while (atomic_load(&signals_seen) < 5 && wtp__now_ns() < stop_at) {
     sleep_ms(10);
     pthread_kill(th, SIGUSR1);
   }
@@ -135,7 +135,7 @@ typedef struct wake_arg {
 
 static void* wake_waiter(void* p) {
   wake_arg_t* a = p;
-  a->result = __wtp_wait(a->word, 0, in_ms(5000));
+  a->result = wtp__wait(a->word, 0, in_ms(5000));
   atomic_fetch_add(a->returned, 1);
   return NULL;
 }
@@ -153,17 +153,17 @@ static void test_wake_one_all(void) {
   sleep_ms(100); /* let all three block */
   CHECK_EQ(atomic_load(&returned), 0);
   /* Wakes of another word (and of nobody) wake none of them. */
-  __wtp_wake_all(&words[1]);
-  __wtp_wake_one(&words[1]);
+  wtp__wake_all(&words[1]);
+  wtp__wake_one(&words[1]);
   sleep_ms(30);
   CHECK_EQ(atomic_load(&returned), 0);
   /* Wake one: exactly one returns (the value is unchanged). */
-  __wtp_wake_one(&words[0]);
+  wtp__wake_one(&words[0]);
   for (int i = 0; i < 2000 && atomic_load(&returned) == 0; i++) sleep_ms(1);
   sleep_ms(50); /* room for a wrong second return to show */
   CHECK_EQ(atomic_load(&returned), 1);
   /* Wake all: the other two. */
-  __wtp_wake_all(&words[0]);
+  wtp__wake_all(&words[0]);
   for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
   CHECK_EQ(atomic_load(&returned), 3);
   for (int i = 0; i < 3; i++) CHECK_EQ(args[i].result, 1);
@@ -187,10 +187,10 @@ static void test_park_basics(void) {
   atomic_store(&early_polls, 0);
   atomic_store(&stop_flag, 0);
   /* Differs: CHANGED at once, nothing polled. */
-  CHECK_EQ(__wtp_park(&word, 2, UINT64_MAX, count_polls, NULL),
+  CHECK_EQ(wtp__park(&word, 2, UINT64_MAX, count_polls, NULL),
            WTP_PARK_CHANGED);
   /* Past deadline: TIMEOUT at once. */
-  CHECK_EQ(__wtp_park(&word, 3, 0, count_polls, NULL), WTP_PARK_TIMEOUT);
+  CHECK_EQ(wtp__park(&word, 3, 0, count_polls, NULL), WTP_PARK_TIMEOUT);
   CHECK_EQ(atomic_load(&polls), 0);
 
   /* 2.5 slices: the slice ends (on the grid of WTP_PARK_SLICE_MS) before
@@ -199,9 +199,9 @@ static void test_park_basics(void) {
   double span = WTP_PARK_SLICE_MS * 2.5;
   atomic_store(&early_polls, 0);
   uint64_t deadline = in_ms(span);
-  CHECK_EQ(__wtp_park(&word, 3, deadline, count_polls, NULL),
+  CHECK_EQ(wtp__park(&word, 3, deadline, count_polls, NULL),
            WTP_PARK_TIMEOUT);
-  CHECK(__wtp_now_ns() >= deadline);
+  CHECK(wtp__now_ns() >= deadline);
   CHECK(atomic_load(&polls) >= 2 && atomic_load(&polls) <= 3);
 
   /* Two early polls: on entry and before the first sleep (W2'). */
@@ -212,8 +212,8 @@ static void test_park_basics(void) {
   atomic_store(&polls, 0);
   atomic_store(&early_polls, 0);
   atomic_store(&stop_flag, 1);
-  uint64_t t0 = __wtp_now_ns();
-  CHECK_EQ(__wtp_park(&word, 3, UINT64_MAX, count_polls, NULL),
+  uint64_t t0 = wtp__now_ns();
+  CHECK_EQ(wtp__park(&word, 3, UINT64_MAX, count_polls, NULL),
            WTP_PARK_INTERRUPTED);
   double took = ms_since(t0);
   CHECK(took < WTP_PARK_SLICE_MS / 2.0);
@@ -223,8 +223,8 @@ static void test_park_basics(void) {
 
   /* NULL interrupted: slices go on silently until the deadline. */
   deadline = in_ms(WTP_PARK_SLICE_MS * 1.5);
-  CHECK_EQ(__wtp_park(&word, 3, deadline, NULL, NULL), WTP_PARK_TIMEOUT);
-  CHECK(__wtp_now_ns() >= deadline);
+  CHECK_EQ(wtp__park(&word, 3, deadline, NULL, NULL), WTP_PARK_TIMEOUT);
+  CHECK(wtp__now_ns() >= deadline);
 }
 
 /* With nobody parked, unpark makes no system call; with a thread parked on
@@ -238,7 +238,7 @@ typedef struct park_arg {
 static void* parker(void* p) {
   park_arg_t* a = p;
   atomic_store(&a->started, 1);
-  a->result = __wtp_park(&a->word, 0, in_ms(5000), NULL, NULL);
+  a->result = wtp__park(&a->word, 0, in_ms(5000), NULL, NULL);
   return NULL;
 }
 
@@ -266,10 +266,10 @@ static void* stop_waiter(void* p) {
   int r;
   do {
     int32_t v = __atomic_load_n(&a->word, __ATOMIC_SEQ_CST);
-    r = __wtp_park(&a->word, v, UINT64_MAX, stop_cb, a);
+    r = wtp__park(&a->word, v, UINT64_MAX, stop_cb, a);
   } while (r == WTP_PARK_CHANGED);
   a->result = r;
-  a->returned_at = __wtp_now_ns();
+  a->returned_at = wtp__now_ns();
   return NULL;
 }
 
@@ -279,7 +279,7 @@ static void* stop_waiter(void* p) {
  * spin window last about a slice; the old park, which read the flag only
  * after a wake or at a slice end, returned one slice after the spin. */
 static void test_stop_prompt(void) {
-  __wtp_park_set_spin_limit(10 * 1000 * 1000); /* ~0.3 s of pause */
+  wtp__park_set_spin_limit(10 * 1000 * 1000); /* ~0.3 s of pause */
   for (int round = 0; round < 5; round++) {
     stop_arg_t a;
     a.word = 0;
@@ -290,16 +290,16 @@ static void test_stop_prompt(void) {
     CHECK_EQ(pthread_create(&th, NULL, stop_waiter, &a), 0);
     while (!atomic_load(&a.started)) sleep_ms(1);
     sleep_ms(round * 3); /* spinning, or (later rounds) maybe parked */
-    uint64_t t0 = __wtp_now_ns();
+    uint64_t t0 = wtp__now_ns();
     atomic_store_explicit(&a.stop, 1, memory_order_seq_cst);          /* S1 */
     __atomic_fetch_add(&a.word, 1, __ATOMIC_SEQ_CST);                 /* K1 */
-    __wtp_unpark_all(&a.word);                                        /* K2, K3 */
+    wtp__unpark_all(&a.word);                                        /* K2, K3 */
     pthread_join(th, NULL);
     CHECK_EQ(a.result, WTP_PARK_INTERRUPTED);
     double took = (a.returned_at - t0) / 1e6;
     CHECK(took < WTP_PARK_SLICE_MS / 2.0);
   }
-  __wtp_park_set_spin_limit(-1);
+  wtp__park_set_spin_limit(-1);
 }
 
 static void test_unpark_skips_syscall(void) {
@@ -307,8 +307,8 @@ static void test_unpark_skips_syscall(void) {
   atomic_store(&wake_calls, 0);
   for (int i = 0; i < 1000; i++) {
     __atomic_store_n(&word, i, __ATOMIC_SEQ_CST);
-    __wtp_unpark_one(&word);
-    __wtp_unpark_all(&word);
+    wtp__unpark_one(&word);
+    wtp__unpark_all(&word);
   }
   CHECK_EQ(atomic_load(&wake_calls), 0);
 
@@ -320,18 +320,18 @@ static void test_unpark_skips_syscall(void) {
   sleep_ms(30); /* past any spin: parked */
   /* A wake without a change: the parker returns CHANGED (a wake), and the
    * call was not skipped. */
-  __wtp_unpark_one(&a.word);
+  wtp__unpark_one(&a.word);
   pthread_join(th, NULL);
   CHECK_EQ(a.result, WTP_PARK_CHANGED);
   CHECK_EQ(atomic_load(&wake_calls), 1);
 
   /* Timing print: the cost of an unpark that is skipped. */
-  uint64_t t0 = __wtp_now_ns();
-  for (int i = 0; i < 1000000; i++) __wtp_unpark_all(&word);
-  double skipped = (double)(__wtp_now_ns() - t0) / 1e6;
-  t0 = __wtp_now_ns();
-  for (int i = 0; i < 100000; i++) __wtp_wake_all(&word);
-  double called = (double)(__wtp_now_ns() - t0) / 1e5;
+  uint64_t t0 = wtp__now_ns();
+  for (int i = 0; i < 1000000; i++) wtp__unpark_all(&word);
+  double skipped = (double)(wtp__now_ns() - t0) / 1e6;
+  t0 = wtp__now_ns();
+  for (int i = 0; i < 100000; i++) wtp__wake_all(&word);
+  double called = (double)(wtp__now_ns() - t0) / 1e5;
   printf("       unpark with no waiter: %.1f ns skipped vs %.0f ns with the "
          "wake system call\n", skipped, called);
 }
@@ -369,10 +369,10 @@ static void play(pingpong_t* pp, int parity) {
       int32_t v = __atomic_load_n(&pp->word, __ATOMIC_SEQ_CST);
       if ((v & 1) == parity) break;
       waiting_t w = {&pp->word, v};
-      __wtp_park(&pp->word, v, UINT64_MAX, stale_poll, &w);
+      wtp__park(&pp->word, v, UINT64_MAX, stale_poll, &w);
     }
     __atomic_fetch_add(&pp->word, 1, __ATOMIC_SEQ_CST);
-    __wtp_unpark_one(&pp->word);
+    wtp__unpark_one(&pp->word);
   }
 }
 
@@ -382,14 +382,14 @@ static void* player_b(void* p) {
 }
 
 static void test_no_lost_wakeup(void) {
-  __wtp_park_set_spin_limit(0);
+  wtp__park_set_spin_limit(0);
   atomic_store(&stale, 0);
   pingpong_t pp = {0, 20000};
 #ifdef WTP_SLOW_SANITIZER
   pp.rounds = 5000;
 #endif
   pthread_t th;
-  uint64_t t0 = __wtp_now_ns();
+  uint64_t t0 = wtp__now_ns();
   pthread_create(&th, NULL, player_b, &pp);
   play(&pp, 0);
   pthread_join(th, NULL);
@@ -404,7 +404,7 @@ static void test_no_lost_wakeup(void) {
   printf("       %d parked handoffs in %.0f ms, %d stale slice ends of %d "
          "grid points\n", 2 * pp.rounds, took, atomic_load(&stale),
          grid_points);
-  __wtp_park_set_spin_limit(-1);
+  wtp__park_set_spin_limit(-1);
 }
 
 int main(void) {
