@@ -18,8 +18,9 @@
  * mach_absolute_time clock; __ulock_wait: microseconds in a uint32_t, 0 means
  * none), so wtp__wait keeps the absolute deadline itself and recomputes the
  * remaining time on every retry: after EINTR, and after a timeout that came
- * early through rounding. wtp__now_ns reads CLOCK_UPTIME_RAW, which is
- * mach_absolute_time in nanoseconds: the clock the os_sync timeout runs on.
+ * early through rounding. wtp__now_ns (wtp_park.c) reads CLOCK_UPTIME_RAW
+ * on macOS, which is mach_absolute_time in nanoseconds: the clock the os_sync
+ * timeout runs on.
  *
  * Both wait process-private (no SHARED flag): every party of a pool lives in
  * this process.
@@ -89,10 +90,6 @@ static void lookup(void) {
 static int sync_mode(void) {
   pthread_once(&lookup_once, lookup);
   return use_os_sync ? 1 : 2;
-}
-
-uint64_t wtp__now_ns(void) {
-  return clock_gettime_nsec_np(CLOCK_UPTIME_RAW);
 }
 
 /* One kernel wait for at most remaining_ns (UINT64_MAX: untimed). Returns

@@ -3,7 +3,7 @@
  * Waits use FUTEX_WAIT_BITSET, the one futex wait that takes an absolute
  * deadline (FUTEX_WAIT takes a relative one, which an EINTR retry would have
  * to recompute). Without FUTEX_CLOCK_REALTIME the deadline is measured on
- * CLOCK_MONOTONIC, the clock wtp__now_ns reads, so a deadline computed by
+ * CLOCK_MONOTONIC, the clock wtp__now_ns (wtp_park.c) reads, so a deadline computed by
  * the caller is the deadline the kernel enforces. With the bitset
  * FUTEX_BITSET_MATCH_ANY the wait is woken by a plain FUTEX_WAKE.
  *
@@ -25,12 +25,6 @@
 #include <unistd.h>
 
 #include "wtp_wait.h"
-
-uint64_t wtp__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static long futex(int32_t* addr, int op, int32_t val,
                   const struct timespec* timeout, uint32_t val3) {

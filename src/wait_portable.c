@@ -64,21 +64,13 @@ static void init_buckets(void) {
 
 static bucket_t* bucket_of(const int32_t* addr) {
   pthread_once(&once, init_buckets);
-  uint64_t x = (uint64_t)(uintptr_t)addr >> 2;
-  x *= UINT64_C(0x9E3779B97F4A7C15);
-  return &buckets[(x >> 40) & (BUCKETS - 1)];
+  return &buckets[wtp__hash_word(addr) & (BUCKETS - 1)];
 }
 
 static void unlink_waiter(bucket_t* b, waiter_t* w) {
   if (w->prev) w->prev->next = w->next; else b->head = w->next;
   if (w->next) w->next->prev = w->prev;
   w->next = w->prev = NULL;
-}
-
-uint64_t wtp__now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {

@@ -7,7 +7,8 @@
  * the values differ, FALSE with ERROR_TIMEOUT when its timeout ran out.
  *
  * Its timeout is relative and in milliseconds, so wtp__wait keeps the
- * absolute deadline on the QueryPerformanceCounter clock, passes the
+ * absolute deadline on the QueryPerformanceCounter clock (wtp__now_ns in
+ * wtp_park.c reads it on Windows), passes the
  * remainder rounded up, and only reports a timeout once that clock has
  * reached the deadline. Windows has no EINTR: an alertable APC does not end
  * WaitOnAddress.
@@ -29,25 +30,6 @@
 #include <stdint.h>
 
 #include "wtp_wait.h"
-
-/* Ticks per second of QueryPerformanceCounter; fixed at boot. A racing
- * first use writes the same value, so relaxed suffices. */
-static _Atomic int64_t qpc_freq;
-
-uint64_t wtp__now_ns(void) {
-  int64_t f = atomic_load_explicit(&qpc_freq, memory_order_relaxed);
-  if (f == 0) {
-    LARGE_INTEGER li;
-    QueryPerformanceFrequency(&li); /* never fails on XP and later */
-    f = li.QuadPart;
-    atomic_store_explicit(&qpc_freq, f, memory_order_relaxed);
-  }
-  LARGE_INTEGER c;
-  QueryPerformanceCounter(&c);
-  uint64_t ticks = (uint64_t)c.QuadPart, freq = (uint64_t)f;
-  /* Split to avoid overflowing ticks * 1e9. */
-  return ticks / freq * 1000000000u + ticks % freq * 1000000000u / freq;
-}
 
 int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   for (;;) {

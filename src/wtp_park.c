@@ -97,6 +97,7 @@
 #if defined(_WIN32)
 #include <windows.h>
 #else
+#include <time.h>
 #include <unistd.h>
 #endif
 #if defined(__linux__)
@@ -155,13 +156,38 @@ static inline _Atomic int32_t* as_atomic(int32_t* addr) {
 }
 
 static inline bucket_t* bucket_of(const void* addr) {
-  /* Fibonacci hashing of the address. The words of interest are 4-byte
-   * aligned and slot state words sit 32 bytes apart, so drop the two low
-   * bits and let the multiply spread the rest. */
-  uint64_t x = (uint64_t)(uintptr_t)addr >> 2;
-  x *= UINT64_C(0x9E3779B97F4A7C15);
-  return &buckets[(size_t)(x >> 40) & (WTP_PARK_BUCKETS - 1)];
+  return &buckets[wtp__hash_word(addr) & (WTP_PARK_BUCKETS - 1)];
 }
+
+/* The one monotonic clock (see wtp_wait.h for why each platform's). */
+#if defined(_WIN32)
+/* Ticks per second of QueryPerformanceCounter; fixed at boot. A racing
+ * first use writes the same value, so relaxed suffices. */
+static _Atomic int64_t qpc_frequency;
+
+uint64_t wtp__now_ns(void) {
+  int64_t f = atomic_load_explicit(&qpc_frequency, memory_order_relaxed);
+  if (f == 0) {
+    LARGE_INTEGER li;
+    QueryPerformanceFrequency(&li); /* never fails on XP and later */
+    f = li.QuadPart;
+    atomic_store_explicit(&qpc_frequency, f, memory_order_relaxed);
+  }
+  LARGE_INTEGER c;
+  QueryPerformanceCounter(&c);
+  uint64_t ticks = (uint64_t)c.QuadPart, freq = (uint64_t)f;
+  /* Split to avoid overflowing ticks * 1e9. */
+  return ticks / freq * 1000000000u + ticks % freq * 1000000000u / freq;
+}
+#elif defined(__APPLE__)
+uint64_t wtp__now_ns(void) { return clock_gettime_nsec_np(CLOCK_UPTIME_RAW); }
+#else
+uint64_t wtp__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
 
 static inline void cpu_relax(void) {
 #if defined(_MSC_VER) && !defined(__clang__)

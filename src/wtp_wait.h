@@ -18,8 +18,24 @@
 
 #include <stdint.h>
 
-/* Monotonic clock, nanoseconds from an arbitrary origin. */
+/* Monotonic clock, nanoseconds from an arbitrary origin. Defined once, in
+ * wtp_park.c, on the clock each platform's wait measures its deadline on:
+ * CLOCK_MONOTONIC (the futex's absolute deadline, the portable condition
+ * variable's clock), CLOCK_UPTIME_RAW on macOS (mach_absolute_time, the
+ * os_sync timeout's clock), QueryPerformanceCounter on Windows. */
 uint64_t wtp__now_ns(void);
+
+/* The address hash of every table keyed by a word's address (the park
+ * layer's waiter counters, the portable wait's buckets): Fibonacci hashing.
+ * The words are 4-byte aligned and slot state words sit 32 bytes apart, so
+ * the two low bits are dropped and the multiply spreads the rest; the top
+ * 24 bits of the product are returned, so a caller masks the low bits of
+ * the result for any table of up to 2^24 entries. */
+static inline uint32_t wtp__hash_word(const void* addr) {
+  uint64_t x = (uint64_t)(uintptr_t)addr >> 2;
+  x *= UINT64_C(0x9E3779B97F4A7C15);
+  return (uint32_t)(x >> 40);
+}
 
 /* Blocks while *addr == expected, until woken or until the monotonic clock
  * reaches deadline_ns (UINT64_MAX: no deadline).
