@@ -4,8 +4,10 @@
       "target_name": "wasi_thread_pool",
       "sources": [
         "src/binding.c",
+        "src/addon_copy.c",
         "src/wtp_pool.c",
-        "src/wtp_park.c"
+        "src/wtp_park.c",
+        "src/wtp_interrupt.c"
       ],
       "defines": ["NAPI_VERSION=8"],
       "conditions": [

@@ -142,7 +142,7 @@ function build(name) {
     }
     srcDir = copy;
   }
-  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(srcDir, f));
+  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) => join(srcDir, f));
   const inc = resolve(dirname(process.execPath), "..", "include", "node");
   execFileSync(process.env.CC || "cc", [
     "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",

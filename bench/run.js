@@ -91,7 +91,7 @@ const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps"))
 if (opt("fresh-addon")) {
   const exe = join(repoDir, ".tmp", "bench", "fresh-addon.node");
   mkdirSync(dirname(exe), { recursive: true });
-  const sources = ["binding.c", "wtp_pool.c", "wtp_park.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
+  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
   const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");
   try {
     execFileSync(process.env.CC || "cc", [

@@ -19,7 +19,8 @@ cc=${CC:-gcc}
   -fsanitize=address,undefined -fno-sanitize-recover=all \
   -DNAPI_VERSION=8 -I"$(dirname "$(command -v node)")/../include/node" \
   -o "$out/wasi_thread_pool.node" \
-  src/binding.c src/wtp_pool.c src/wtp_park.c src/wait_linux.c
+  src/binding.c src/addon_copy.c src/wtp_pool.c src/wtp_park.c \
+  src/wtp_interrupt.c src/wait_linux.c
 
 export WASI_THREAD_POOL_ADDON="$PWD/$out/wasi_thread_pool.node"
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"

@@ -33,27 +33,24 @@
  * V8 cannot interrupt a thread blocked in C: worker.terminate() would wait
  * for the futex, and the process's exit joins every worker. Every word a
  * thread of ours can park on for long (a serve loop's slot word, a
- * spawner's generation word) is registered below with the thread's id, and
- * the core polls interrupted() when a wait slice ends or a wake leaves the
- * word unchanged. interrupted() answers yes, in C alone, when
+ * spawner's generation word) is registered as a core wait token
+ * (wtp_interrupt.c) with the thread's worker_threads id, and the core stops
+ * it at once when
  *   - interruptThread(threadId) ran: lib/binding.js calls it from
  *     Worker.prototype.terminate, in every thread that loaded the addon,
- *     before Node's own terminate; it marks that thread's entries and wakes
- *     their words, so the wait returns at once;
+ *     before Node's own terminate (wtp_interrupt_thread);
  *   - interruptAll() ran: lib/binding.js calls it from the main thread's
  *     process "exit" event (the process's teardown joins workers one after
- *     another, and one slice each would add up); it marks and wakes all.
+ *     another, and one slice each would add up) (wtp_interrupt_all).
  * As a backstop for a termination that bypassed the hook (a Worker ended by
- * a thread that never loaded the addon, or by its parent's teardown), it
- * also answers yes when this thread's Node environment is stopping: calling
+ * a thread that never loaded the addon, or by its parent's teardown), the
+ * token's backstop (env_backstop) answers yes when this thread's Node
+ * environment is stopping: calling
  * a no-op function then fails with napi_pending_exception while no
  * exception is pending (Node refuses to enter JavaScript in a stopping
  * environment). That call costs about 15 us on a cold core, so it is made
  * only at a slice end (every WTP_PARK_SLICE_MS), never after a wake.
  */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NOLOAD */
-#endif
 #include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -63,22 +60,11 @@
 #include <string.h>
 
 #include <node_api.h>
-#include <uv.h>
 
+#include "addon_copy.h"
 #include "wtp.h"
 #include "wtp_park.h"
 
-#if defined(_WIN32)
-#include <windows.h>
-#include <psapi.h>
-#else
-#include <dlfcn.h>
-#if defined(__APPLE__)
-#include <mach-o/dyld.h>
-#elif defined(__linux__) || defined(__FreeBSD__)
-#include <link.h>
-#endif
-#endif
 
 /* ## Errors
  *
@@ -130,25 +116,6 @@ static const napi_type_tag pool_tag = {0x8f2a6c1de4b35a07ULL,
 static const napi_type_tag spawner_tag = {0x3e7d90b1c52f4a86ULL,
                                           0xa2146fd8e03b7c95ULL};
 
-/* A word a thread may park on for long, registered with the thread's id so
- * that interruptThread/interruptAll can stop and wake it (see "Interrupting
- * native waits" below). */
-typedef enum parked_kind {
-  PARKED_SLOT,       /* a serve loop's slot state word */
-  PARKED_GENERATION  /* a spawner's H_GENERATION */
-} parked_kind_t;
-
-typedef struct parked_word {
-  wtp_pool_t pool;   /* the pool the word belongs to (kept alive by the
-                        registrant: see registry_add) */
-  uint32_t slot;     /* PARKED_SLOT: the slot */
-  parked_kind_t kind;
-  int32_t thread_id;
-  atomic_int stop;
-  struct parked_word* prev;
-  struct parked_word* next;
-} parked_word_t;
-
 typedef struct pool_handle {
   wtp_pool_t pool;
   napi_ref buffer_ref; /* the SharedArrayBuffer: keeps the words alive */
@@ -168,88 +135,8 @@ typedef struct spawner_handle {
   napi_ref out_ref;      /* the SharedArrayBuffer under out */
   int32_t* out;          /* Int32Array(1) over a SharedArrayBuffer (never
                             detachable) receiving the slot of a spawn */
-  parked_word_t parked;  /* the generation word, registered while alive */
+  wtp_wait_token_t token; /* the generation word, registered while alive */
 } spawner_handle_t;
-
-/* ## Interrupting native waits
- *
- * interrupt_all: 0 until interruptAll() runs, then 1 for good. Written with
- * release by interruptAll, read with acquire by interrupted().
- *
- * parked_words: every serve call and every spawner registers the word it
- * parks on, with its thread's id (lib/binding.js passes worker_threads'
- * threadId). Guarded by registry_lock; a serve call registers once for a
- * worker's life, a spawner once at creation: never per thread run or per
- * spawn. entry->stop is 0 until interruptThread or interruptAll marks the
- * entry, then 1 for good.
- *
- * No lost interrupt (wtp_park.c, "Stopping a waiter"): registry_stop stores
- * entry->stop (seq_cst, S1), then changes the word the waiter parks on with
- * a seq_cst write its caller tolerates (K1: a serve loop's slot is retired,
- * which the loop would do itself once interrupted, refinement (b) of
- * wtp_pool.c; a spawner's generation is bumped, which only makes spawners
- * rescan), then unparks it (K2, K3). The waiter reads entry->stop seq_cst
- * in interrupted(ctx, 0) on entry to a park and after announcing itself
- * (W2'). A waiter that misses S1 sees the word change (while spinning, at
- * W2, or in the kernel's own check) or is woken, so it never sleeps to the
- * slice end; its next park sees S1 at once. interrupt_all is stored
- * seq_cst before the same marking of every entry. */
-static atomic_int interrupt_all = 0;
-
-static uv_once_t registry_once = UV_ONCE_INIT;
-static uv_mutex_t registry_lock;
-static parked_word_t* parked_words = NULL;
-
-static void registry_init(void) {
-  if (uv_mutex_init(&registry_lock) != 0) abort();
-}
-
-/* The registrant keeps the pool's words alive until registry_remove: a serve
- * call holds its pool handle (and so the SharedArrayBuffer) as an argument
- * for its whole duration, a spawner holds a reference to the buffer until
- * its finalizer, which unregisters first. registry_stop writes the words
- * only under registry_lock, so never after registry_remove. */
-static void registry_add(parked_word_t* e, const wtp_pool_t* pool,
-                         parked_kind_t kind, uint32_t slot,
-                         int32_t thread_id) {
-  e->pool = *pool;
-  e->kind = kind;
-  e->slot = slot;
-  e->thread_id = thread_id;
-  atomic_init(&e->stop, 0);
-  uv_once(&registry_once, registry_init);
-  uv_mutex_lock(&registry_lock);
-  e->prev = NULL;
-  e->next = parked_words;
-  if (parked_words != NULL) parked_words->prev = e;
-  parked_words = e;
-  uv_mutex_unlock(&registry_lock);
-}
-
-static void registry_remove(parked_word_t* e) {
-  uv_mutex_lock(&registry_lock);
-  if (e->prev != NULL) e->prev->next = e->next;
-  else parked_words = e->next;
-  if (e->next != NULL) e->next->prev = e->prev;
-  uv_mutex_unlock(&registry_lock);
-}
-
-/* Marks the entries of one thread (all when all is true) and wakes their
- * words. */
-static void registry_stop(bool all, int32_t thread_id) {
-  uv_once(&registry_once, registry_init);
-  uv_mutex_lock(&registry_lock);
-  for (parked_word_t* e = parked_words; e != NULL; e = e->next) {
-    if (!all && e->thread_id != thread_id) continue;
-    /* S1, seq_cst: see "No lost interrupt" above. */
-    atomic_store_explicit(&e->stop, 1, memory_order_seq_cst);
-    /* K1 + K2 + K3: both calls make a seq_cst change of the word, then
-     * unpark it. */
-    if (e->kind == PARKED_SLOT) wtp_slot_retire(&e->pool, e->slot);
-    else wtp_pool_wake_spawners(&e->pool);
-  }
-  uv_mutex_unlock(&registry_lock);
-}
 
 /* Per-environment data: the no-op function used to ask Node whether this
  * environment may still run JavaScript. */
@@ -282,14 +169,9 @@ static bool env_stopping(napi_env env) {
   return stopping;
 }
 
-/* The core's interrupted() callback for a registered word. */
-static int entry_interrupted(napi_env env, parked_word_t* e, int slice_end) {
-  /* seq_cst: W2' of "No lost interrupt", paired with the seq_cst stores in
-   * interruptAll and registry_stop. */
-  if (atomic_load_explicit(&interrupt_all, memory_order_seq_cst)) return 1;
-  if (atomic_load_explicit(&e->stop, memory_order_seq_cst)) return 1;
-  return slice_end && env_stopping(env);
-}
+/* The tokens' backstop (wtp_backstop_cb): asks Node, at a slice end only,
+ * whether this thread's environment is stopping. */
+static int env_backstop(void* env) { return env_stopping((napi_env)env); }
 
 /* ## Argument helpers */
 
@@ -702,14 +584,13 @@ static int spawner_dispatch(void* ctx, uint32_t slot, int32_t tid,
 }
 
 static int spawner_interrupted(void* ctx, int slice_end) {
-  spawner_handle_t* s = (spawner_handle_t*)ctx;
-  return entry_interrupted(s->env, &s->parked, slice_end);
+  return wtp_token_interrupted(&((spawner_handle_t*)ctx)->token, slice_end);
 }
 
 static void spawner_finalize(napi_env env, void* data, void* hint) {
   (void)hint;
   spawner_handle_t* s = (spawner_handle_t*)data;
-  registry_remove(&s->parked);
+  wtp_token_unregister(&s->token);
   napi_delete_reference(env, s->control_ref);
   napi_delete_reference(env, s->out_ref);
   free(s);
@@ -800,7 +681,8 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, "createSpawner references", napi_generic_failure);
     return NULL;
   }
-  registry_add(&s->parked, &h->pool, PARKED_GENERATION, 0, thread_id);
+  wtp_token_register(&s->token, &h->pool, WTP_TOKEN_GENERATION, 0, thread_id,
+                     env_backstop, env);
   napi_status status = napi_type_tag_object(env, external, &spawner_tag);
   if (status != napi_ok) {
     /* The finalizer still runs and unregisters. */
@@ -852,7 +734,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
 typedef struct serve_ctx {
   napi_env env;
   napi_value run; /* valid for the whole serve call (an argument) */
-  parked_word_t parked; /* the slot's state word, registered for the call */
+  wtp_wait_token_t token; /* the slot's state word, registered for the call */
 } serve_ctx_t;
 
 /* Runs one guest thread: runThread(tid, startArg). A handle scope per run
@@ -891,8 +773,7 @@ static int serve_run(void* ctx, int32_t tid, int32_t arg) {
 }
 
 static int serve_interrupted(void* ctx, int slice_end) {
-  serve_ctx_t* c = (serve_ctx_t*)ctx;
-  return entry_interrupted(c->env, &c->parked, slice_end);
+  return wtp_token_interrupted(&((serve_ctx_t*)ctx)->token, slice_end);
 }
 
 /* serve(handle, slot, runThread, osThreadId, threadId, control) ->
@@ -917,9 +798,10 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   serve_ctx_t ctx;
   ctx.env = env;
   ctx.run = argv[2];
-  registry_add(&ctx.parked, &h->pool, PARKED_SLOT, slot, thread_id);
+  wtp_token_register(&ctx.token, &h->pool, WTP_TOKEN_SLOT, slot, thread_id,
+                     env_backstop, env);
   wtp_serve(&h->pool, slot, os_thread_id, serve_run, serve_interrupted, &ctx);
-  registry_remove(&ctx.parked);
+  wtp_token_unregister(&ctx.token);
   /* After WTP_SERVE_RUN_ERROR runThread's exception is still pending and
    * propagates from here. */
   return NULL;
@@ -929,9 +811,7 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
  * for good. Called from the main thread's process "exit" event. */
 static napi_value js_interrupt_all(napi_env env, napi_callback_info info) {
   (void)info;
-  /* seq_cst: pairs with the seq_cst load in entry_interrupted. */
-  atomic_store_explicit(&interrupt_all, 1, memory_order_seq_cst);
-  registry_stop(true, 0);
+  wtp_interrupt_all();
   return make_undefined(env);
 }
 
@@ -943,7 +823,7 @@ static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
   int32_t thread_id;
   if (!get_int32_arg(env, argv[0], &thread_id))
     return type_error(env, "threadId must be an int32");
-  registry_stop(false, thread_id);
+  wtp_interrupt_thread(thread_id);
   return make_undefined(env);
 }
 
@@ -988,119 +868,6 @@ static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   wtp__park_set_spin_limit(limit);
   return make_undefined(env);
 }
-
-/* ## One copy of the addon per process
- *
- * The parked-waiter counters (wtp_park.c), the running count and the
- * interrupt registry above are static data of this shared object. A second
- * copy of the addon loaded from another path (two versions of the package,
- * a bundler's copy of the .node file) gets its own, yet writes the same
- * H_IMPL tag, so a pool shared between the copies would skip wakes that the
- * other copy's waiters need (a wake-up lost to the slice end, or for good
- * for an untimed serve loop). So a copy refuses to load when another one is
- * already in the process: its init throws, lib/binding.js reports that as
- * the reason the addon is unavailable, and a native pool handed to that
- * package's API fails with that reason instead of losing wake-ups.
- *
- * Detection: every copy exports one data symbol, wtp_addon_marker (the only
- * symbol with default visibility besides the Node-API entry point). At its
- * first init, a copy lists the shared objects loaded in the process (ELF:
- * dl_iterate_phdr; macOS: the dyld image list; Windows: the module list) and
- * looks the symbol up in each; an address other than its own is another
- * copy. The same path loaded again (by every worker thread) is the same
- * object, with the same marker, so it is never mistaken for a copy. */
-typedef struct wtp_addon_marker {
-  uint32_t magic;   /* WTP_IMPL_NATIVE */
-  uint32_t version; /* of this detection scheme */
-} wtp_addon_marker_t;
-
-#if defined(_WIN32)
-__declspec(dllexport)
-#else
-__attribute__((visibility("default"), used))
-#endif
-const wtp_addon_marker_t wtp_addon_marker = {WTP_IMPL_NATIVE, 1};
-
-static uv_once_t copy_once = UV_ONCE_INIT;
-static char other_copy[1024]; /* path of another copy; "" if none */
-
-static int is_other_marker(const void* sym) {
-  return sym != NULL && sym != (const void*)&wtp_addon_marker;
-}
-
-#if defined(_WIN32)
-static void find_other_copy(void) {
-  HMODULE mods[1024];
-  DWORD needed = 0;
-  if (!K32EnumProcessModules(GetCurrentProcess(), mods, sizeof(mods), &needed))
-    return;
-  DWORD n = needed / sizeof(HMODULE);
-  if (n > 1024) n = 1024;
-  for (DWORD i = 0; i < n; i++) {
-    FARPROC sym = GetProcAddress(mods[i], "wtp_addon_marker");
-    if (is_other_marker((const void*)sym)) {
-      if (GetModuleFileNameA(mods[i], other_copy, sizeof(other_copy)) == 0)
-        snprintf(other_copy, sizeof(other_copy), "(unknown path)");
-      return;
-    }
-  }
-}
-#else
-/* Looks the marker up in the object at path (already loaded: RTLD_NOLOAD
- * never loads anything). */
-static int check_object(const char* path) {
-  if (path == NULL || path[0] == '\0') return 0;
-  void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == NULL) return 0;
-  int found = is_other_marker(dlsym(handle, "wtp_addon_marker"));
-  dlclose(handle);
-  if (found) snprintf(other_copy, sizeof(other_copy), "%s", path);
-  return found;
-}
-
-#if defined(__APPLE__)
-static void find_other_copy(void) {
-  uint32_t n = _dyld_image_count();
-  for (uint32_t i = 0; i < n; i++)
-    if (check_object(_dyld_get_image_name(i))) return;
-}
-#elif defined(__linux__) || defined(__FreeBSD__)
-typedef struct object_list {
-  char** names;
-  size_t count, cap;
-} object_list_t;
-
-/* Only collects names: dlopen is not called under dl_iterate_phdr's lock. */
-static int collect_object(struct dl_phdr_info* info, size_t size, void* data) {
-  (void)size;
-  object_list_t* list = data;
-  if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0') return 0;
-  if (list->count == list->cap) {
-    size_t cap = list->cap ? list->cap * 2 : 64;
-    char** grown = realloc(list->names, cap * sizeof(char*));
-    if (grown == NULL) return 1;
-    list->names = grown;
-    list->cap = cap;
-  }
-  char* copy = strdup(info->dlpi_name);
-  if (copy != NULL) list->names[list->count++] = copy;
-  return 0;
-}
-
-static void find_other_copy(void) {
-  object_list_t list = {NULL, 0, 0};
-  dl_iterate_phdr(collect_object, &list);
-  int found = 0;
-  for (size_t i = 0; i < list.count; i++) {
-    if (!found) found = check_object(list.names[i]);
-    free(list.names[i]);
-  }
-  free(list.names);
-}
-#else
-static void find_other_copy(void) {} /* no way to list objects: no check */
-#endif
-#endif
 
 /* ## Module */
 
@@ -1166,8 +933,8 @@ static napi_value export_layout(napi_env env) {
 }
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
-  uv_once(&copy_once, find_other_copy);
-  if (other_copy[0] != '\0') {
+  const char* other_copy = wtp__other_addon_copy();
+  if (other_copy != NULL) {
     char message[1400];
     snprintf(message, sizeof(message),
              "wasi-thread-pool: another copy of the native addon is already "

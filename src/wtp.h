@@ -205,8 +205,8 @@ uint32_t wtp_pool_close(const wtp_pool_t* pool);
 /* 1 if WTP_IMPL_CLOSED is set (seq_cst load), else 0. */
 int wtp_pool_closed(const wtp_pool_t* pool);
 /* Bumps H_GENERATION and wakes every spawner parked on it: a change every
- * spawner tolerates (it rescans). The binding uses it to make a parked
- * spawner re-check its stop flag (src/binding.c, "Leaving a native wait"). */
+ * spawner tolerates (it rescans). A stopped wait token of a spawner uses it
+ * to make the spawner re-check its stop flag (see "Interruptible waits"). */
 void wtp_pool_wake_spawners(const wtp_pool_t* pool);
 
 /* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
@@ -253,7 +253,10 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
  * interrupted(ctx, 0) must read the flag with seq_cst. That is the Dekker
  * pairing of wtp_park.c extended to the flag: a waiter that misses the flag
  * sees the word change, or is woken by it. It returns nonzero to stop.
- * slice_end lets an embedder keep a costly check to the slice ends. */
+ * slice_end lets an embedder keep a costly check to the slice ends.
+ * A wait token (below) is that flag, that change and that check, ready
+ * made: an embedder's interrupted() can simply return
+ * wtp_token_interrupted(). */
 typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot);  /* 0 ok, else failed */
 typedef int (*wtp_dispatch_cb)(void* ctx, uint32_t slot, int32_t tid,
                                int32_t arg);           /* 0 ok, else failed */
@@ -306,6 +309,66 @@ enum wtp_serve_status {
 
 int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
               wtp_run_cb run, wtp_interrupted_cb interrupted, void* ctx);
+
+/* ## Interruptible waits (src/wtp_interrupt.c)
+ *
+ * A wait token stands for one word a thread may park on for long (a serve
+ * loop's slot state word, or a spawner's H_GENERATION), with the id the
+ * embedder gives the thread (Node: worker_threads' threadId). While it is
+ * registered, wtp_interrupt_thread(id) and wtp_interrupt_all() stop it: its
+ * wtp_token_interrupted() answers 1 from then on, for good, and the wait on
+ * its word returns at once, whether it is spinning, about to sleep or
+ * asleep (the pairing of wtp_park.c, "Stopping a waiter").
+ *
+ * States of a token (stop, seq_cst): 0 from wtp_token_register; 1 once a
+ * wtp_interrupt_thread naming its thread, or a wtp_interrupt_all, has run
+ * while it was registered. Never back to 0. Written by the stopper under the
+ * registry lock, read by the waiter without it.
+ *
+ * wtp_interrupt_all() is one-way for the process: every token registered
+ * later is stopped too (its first wtp_token_interrupted answers 1).
+ *
+ * Lifetime: the registrant keeps the token's memory and the pool's words
+ * valid from wtp_token_register until wtp_token_unregister returns. A
+ * stopper writes the words (the slot's retire, the generation's bump) only
+ * under the registry lock, so never after wtp_token_unregister. */
+typedef enum wtp_token_kind {
+  WTP_TOKEN_SLOT = 0,      /* a serve loop's S_STATE: stopping retires it */
+  WTP_TOKEN_GENERATION = 1 /* a spawner's H_GENERATION: stopping bumps it */
+} wtp_token_kind_t;
+
+/* An embedder's costly check ("is this thread going away?"), made only when
+ * a wait slice ends (slice_end = 1), never after a wake. Nonzero: stop. */
+typedef int (*wtp_backstop_cb)(void* ctx);
+
+typedef struct wtp_wait_token {
+  wtp_pool_t pool;          /* the pool the word belongs to */
+  uint32_t slot;            /* WTP_TOKEN_SLOT: the slot */
+  wtp_token_kind_t kind;
+  int32_t thread_id;
+  int32_t stop;             /* 0 / 1, accessed only through atomics */
+  wtp_backstop_cb backstop; /* NULL: none */
+  void* backstop_ctx;
+  /* The registry's links, read and written under its lock only. */
+  struct wtp_wait_token* prev;
+  struct wtp_wait_token* next;
+} wtp_wait_token_t;
+
+/* Fills *token and adds it to the process's registry. slot is read for
+ * WTP_TOKEN_SLOT only (the caller has checked slot < pool->max_slots). */
+void wtp_token_register(wtp_wait_token_t* token, const wtp_pool_t* pool,
+                        wtp_token_kind_t kind, uint32_t slot,
+                        int32_t thread_id, wtp_backstop_cb backstop,
+                        void* backstop_ctx);
+/* Removes *token from the registry; no stopper touches it afterwards. */
+void wtp_token_unregister(wtp_wait_token_t* token);
+/* The interrupted() answer for the token's wait: 1 if stopped (or after
+ * wtp_interrupt_all); else, at a slice end only, the backstop's answer. */
+int wtp_token_interrupted(wtp_wait_token_t* token, int slice_end);
+/* Stops every registered token of thread_id. Any thread may call it. */
+void wtp_interrupt_thread(int32_t thread_id);
+/* Stops every registered token, and every token registered later. */
+void wtp_interrupt_all(void);
 
 #ifdef WTP_TEST_HOOKS
 /* C tests only (test/c builds the core with -DWTP_TEST_HOOKS; the addon
