@@ -237,13 +237,13 @@ static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
   } while (0)
 
 /* Reads n arguments that start (pool handle, slot), for the calls that act
- * on one slot. Throws (TypeError/RangeError naming the argument) and returns
+ * on one slot, and the function's data (if data is not NULL). Throws (TypeError/RangeError naming the argument) and returns
  * false on a bad handle or slot. */
 static bool get_pool_slot_args(napi_env env, napi_callback_info info,
-                               size_t n, napi_value* argv,
+                               size_t n, napi_value* argv, void** data,
                                pool_handle_t** h, uint32_t* slot) {
   size_t argc = n;
-  napi_status status = napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_status status = napi_get_cb_info(env, info, &argc, argv, NULL, data);
   if (status != napi_ok) {
     throw_napi_failure(env, "napi_get_cb_info", status);
     return false;
@@ -268,6 +268,12 @@ static napi_value make_int32(napi_env env, int32_t v) {
 static napi_value make_bool(napi_env env, bool v) {
   napi_value out;
   WTP_NAPI_CALL(env, napi_get_boolean(env, v, &out));
+  return out;
+}
+
+static napi_value make_null(napi_env env) {
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_get_null(env, &out));
   return out;
 }
 
@@ -405,96 +411,94 @@ static napi_value js_open_slots(napi_env env, napi_callback_info info) {
   return make_undefined(env);
 }
 
-/* arm(handle, slot, messageDispatch) */
-static napi_value js_arm(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 3, argv, &h, &slot)) return NULL;
-  bool md = false;
+/* ## Slot calls
+ *
+ * The calls that act on one slot share one shape: (handle, slot, ...extra),
+ * the handle and slot checked by get_pool_slot_args, then one core call.
+ * Each is an entry of slot_calls (its JS name and its operation), exported
+ * as js_slot_call with the entry as the function's data. An operation reads
+ * at most SLOT_CALL_MAX_EXTRA extra arguments (missing ones are undefined),
+ * converts them and its result; it returns NULL with a JS exception pending
+ * on a bad argument. */
+typedef napi_value (*slot_op_t)(napi_env env, const wtp_pool_t* pool,
+                                uint32_t slot, napi_value* extra);
+
+typedef struct slot_call {
+  const char* name;
+  slot_op_t op;
+} slot_call_t;
+
+#define SLOT_CALL_MAX_EXTRA 1
+
+/* arm(handle, slot, messageDispatch?: boolean) */
+static napi_value op_arm(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                         napi_value* extra) {
+  bool message_dispatch = false;
   napi_valuetype type;
-  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
+  WTP_NAPI_CALL(env, napi_typeof(env, extra[0], &type));
   if (type == napi_boolean)
-    WTP_NAPI_CALL(env, napi_get_value_bool(env, argv[2], &md));
+    WTP_NAPI_CALL(env, napi_get_value_bool(env, extra[0], &message_dispatch));
   else if (type != napi_undefined)
     return type_error(env, "messageDispatch must be a boolean");
-  wtp_slot_arm(&h->pool, slot, md);
+  wtp_slot_arm(pool, slot, message_dispatch);
   return make_undefined(env);
 }
 
 /* retire(handle, slot) */
-static napi_value js_retire(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
-  wtp_slot_retire(&h->pool, slot);
+static napi_value op_retire(napi_env env, const wtp_pool_t* pool,
+                            uint32_t slot, napi_value* extra) {
+  (void)extra;
+  wtp_slot_retire(pool, slot);
   return make_undefined(env);
 }
 
-/* slotState / lastTid / runningTid (handle, slot) */
-static napi_value js_slot_state(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
-  int32_t v = 0;
-  wtp_slot_state(&h->pool, slot, &v);
-  return make_int32(env, v);
+/* slotState(handle, slot) -> state */
+static napi_value op_slot_state(napi_env env, const wtp_pool_t* pool,
+                                uint32_t slot, napi_value* extra) {
+  (void)extra;
+  int32_t state = 0;
+  wtp_slot_state(pool, slot, &state);
+  return make_int32(env, state);
 }
 
-static napi_value js_last_tid(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
-  int32_t v = 0;
-  wtp_slot_last_tid(&h->pool, slot, &v);
-  return make_int32(env, v);
+/* lastTid(handle, slot) -> tid */
+static napi_value op_last_tid(napi_env env, const wtp_pool_t* pool,
+                              uint32_t slot, napi_value* extra) {
+  (void)extra;
+  int32_t tid = 0;
+  wtp_slot_last_tid(pool, slot, &tid);
+  return make_int32(env, tid);
 }
 
-static napi_value js_running_tid(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
-  int32_t v = 0;
-  if (wtp_slot_running(&h->pool, slot, &v) != 1) {
-    napi_value null_value;
-    WTP_NAPI_CALL(env, napi_get_null(env, &null_value));
-    return null_value;
-  }
-  return make_int32(env, v);
+/* runningTid(handle, slot) -> tid | null */
+static napi_value op_running_tid(napi_env env, const wtp_pool_t* pool,
+                                 uint32_t slot, napi_value* extra) {
+  (void)extra;
+  int32_t tid = 0;
+  if (wtp_slot_running(pool, slot, &tid) != 1) return make_null(env);
+  return make_int32(env, tid);
 }
 
 /* release(handle, slot, tid) -> boolean */
-static napi_value js_release(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 3, argv, &h, &slot)) return NULL;
+static napi_value op_release(napi_env env, const wtp_pool_t* pool,
+                             uint32_t slot, napi_value* extra) {
   int32_t tid;
-  if (!get_int32_arg(env, argv[2], &tid))
+  if (!get_int32_arg(env, extra[0], &tid))
     return type_error(env, "tid must be an int32");
   int released = 0;
-  wtp_slot_release_if_running(&h->pool, slot, tid, &released);
+  wtp_slot_release_if_running(pool, slot, tid, &released);
   return make_bool(env, released != 0);
 }
 
 /* take(handle, slot) -> {tid, startArg} | null */
-static napi_value js_take(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  pool_handle_t* h;
-  uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
+static napi_value op_take(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                          napi_value* extra) {
+  (void)extra;
   int taken = 0;
   int32_t tid = 0, arg = 0;
-  wtp_slot_take(&h->pool, slot, &taken, &tid, &arg);
+  wtp_slot_take(pool, slot, &taken, &tid, &arg);
+  if (!taken) return make_null(env);
   napi_value out;
-  if (!taken) {
-    WTP_NAPI_CALL(env, napi_get_null(env, &out));
-    return out;
-  }
   WTP_NAPI_CALL(env, napi_create_object(env, &out));
   napi_value v = make_int32(env, tid);
   if (v == NULL) return NULL;
@@ -506,13 +510,34 @@ static napi_value js_take(napi_env env, napi_callback_info info) {
 }
 
 /* finish(handle, slot) */
-static napi_value js_finish(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
+static napi_value op_finish(napi_env env, const wtp_pool_t* pool,
+                            uint32_t slot, napi_value* extra) {
+  (void)extra;
+  wtp_slot_finish(pool, slot);
+  return make_undefined(env);
+}
+
+static const slot_call_t slot_calls[] = {
+    {"arm", op_arm},
+    {"retire", op_retire},
+    {"slotState", op_slot_state},
+    {"lastTid", op_last_tid},
+    {"runningTid", op_running_tid},
+    {"release", op_release},
+    {"take", op_take},
+    {"finish", op_finish},
+};
+
+static napi_value js_slot_call(napi_env env, napi_callback_info info) {
+  napi_value argv[2 + SLOT_CALL_MAX_EXTRA];
   pool_handle_t* h;
   uint32_t slot;
-  if (!get_pool_slot_args(env, info, 2, argv, &h, &slot)) return NULL;
-  wtp_slot_finish(&h->pool, slot);
-  return make_undefined(env);
+  void* data = NULL;
+  if (!get_pool_slot_args(env, info, 2 + SLOT_CALL_MAX_EXTRA, argv, &data, &h,
+                          &slot))
+    return NULL;
+  const slot_call_t* call = (const slot_call_t*)data;
+  return call->op(env, &h->pool, slot, argv + 2);
 }
 
 /* report(handle) -> {spawned, waited, declined, slots, active, idle, workers} */
@@ -784,7 +809,7 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   pool_handle_t* h;
   uint32_t slot;
-  if (!get_pool_slot_args(env, info, 5, argv, &h, &slot)) return NULL;
+  if (!get_pool_slot_args(env, info, 5, argv, NULL, &h, &slot)) return NULL;
   if (!is_function(env, argv[2]))
     return type_error(env, "runThread must be a function");
   int32_t os_thread_id;
@@ -970,16 +995,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"format", NULL, js_format, NULL, NULL, NULL, napi_enumerable, NULL},
       {"openSlots", NULL, js_open_slots, NULL, NULL, NULL, napi_enumerable,
        NULL},
-      {"arm", NULL, js_arm, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"retire", NULL, js_retire, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"slotState", NULL, js_slot_state, NULL, NULL, NULL, napi_enumerable,
-       NULL},
-      {"lastTid", NULL, js_last_tid, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"runningTid", NULL, js_running_tid, NULL, NULL, NULL, napi_enumerable,
-       NULL},
-      {"release", NULL, js_release, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"take", NULL, js_take, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"finish", NULL, js_finish, NULL, NULL, NULL, napi_enumerable, NULL},
       {"report", NULL, js_report, NULL, NULL, NULL, napi_enumerable, NULL},
       {"createSpawner", NULL, js_create_spawner, NULL, NULL, NULL,
        napi_enumerable, NULL},
@@ -996,6 +1011,12 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
                 napi_define_properties(env, exports,
                                        sizeof(methods) / sizeof(methods[0]),
                                        methods));
+  for (size_t i = 0; i < sizeof(slot_calls) / sizeof(slot_calls[0]); i++) {
+    const napi_property_descriptor slot_method = {
+        slot_calls[i].name, NULL, js_slot_call, NULL, NULL, NULL,
+        napi_enumerable, (void*)&slot_calls[i]};
+    WTP_NAPI_CALL(env, napi_define_properties(env, exports, 1, &slot_method));
+  }
   napi_value layout = export_layout(env);
   if (layout == NULL) return NULL;
   WTP_NAPI_CALL(env, napi_set_named_property(env, exports, "layout", layout));
