@@ -236,24 +236,12 @@ static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
                                           NULL, NULL));                       \
   } while (0)
 
-/* Reads n arguments that start (pool handle, slot), for the calls that act
- * on one slot, and the function's data (if data is not NULL). Throws (TypeError/RangeError naming the argument) and returns
- * false on a bad handle or slot. */
-static bool get_pool_slot_args(napi_env env, napi_callback_info info,
-                               size_t n, napi_value* argv, void** data,
-                               pool_handle_t** h, uint32_t* slot) {
-  size_t argc = n;
-  napi_status status = napi_get_cb_info(env, info, &argc, argv, NULL, data);
-  if (status != napi_ok) {
-    throw_napi_failure(env, "napi_get_cb_info", status);
-    return false;
-  }
-  *h = unwrap_pool(env, argv[0]);
-  if (*h == NULL) {
-    type_error(env, "pool handle is not a pool");
-    return false;
-  }
-  int r = get_index_arg(env, argv[1], (*h)->pool.max_slots, slot);
+/* Reads the slot argument of a call on pool handle h: an integer index
+ * within the pool buffer. Throws (TypeError/RangeError naming it) and
+ * returns false if it is not. */
+static bool get_slot_arg(napi_env env, const pool_handle_t* h, napi_value v,
+                         uint32_t* slot) {
+  int r = get_index_arg(env, v, h->pool.max_slots, slot);
   if (r == -1) type_error(env, "slot must be a number");
   if (r == -2) range_error(env, "slot must be an integer within the pool buffer");
   return r == 0;
@@ -379,56 +367,102 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
   return external;
 }
 
+/* ## Pool calls
+ *
+ * The calls on a pool handle share one shape: (handle, ...extra) or, for
+ * the calls that act on one slot, (handle, slot, ...extra); the handle and
+ * the slot are checked here (TypeError/RangeError naming them), then comes
+ * one core call. Each is an entry of pool_calls (its JS name, whether it
+ * takes a slot, its core call), exported as js_pool_call with the entry as
+ * the function's data. A slot call to the core that takes (pool, slot)
+ * alone and returns nothing (act) or one int32 (read) is made directly; any
+ * other has an operation (op), which reads at most POOL_CALL_MAX_EXTRA
+ * extra arguments (missing ones are undefined), converts them and its
+ * result, and returns NULL with a JS exception pending on a bad argument. */
+typedef napi_value (*pool_op_t)(napi_env env, const wtp_pool_t* pool,
+                                uint32_t slot, napi_value* extra);
+
+/* Exactly one of act, read, op is set; act and read only with takes_slot. */
+typedef struct pool_call {
+  const char* name;
+  bool takes_slot;
+  int (*act)(const wtp_pool_t*, uint32_t);            /* -> undefined */
+  int (*read)(const wtp_pool_t*, uint32_t, int32_t*); /* -> the int32 */
+  pool_op_t op;                                       /* anything else */
+} pool_call_t;
+
+#define POOL_CALL_MAX_EXTRA 2
+
 /* format(handle, capacity, implTag) */
-static napi_value js_format(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  GET_ARGS(env, info, 3, argv);
-  pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
+static napi_value op_format(napi_env env, const wtp_pool_t* pool,
+                            uint32_t slot, napi_value* extra) {
+  (void)slot;
   uint32_t capacity;
-  int r = get_index_arg(env, argv[1], h->pool.max_slots + 1, &capacity);
+  int r = get_index_arg(env, extra[0], pool->max_slots + 1, &capacity);
   if (r == -1) return type_error(env, "capacity must be a number");
   if (r == -2)
     return range_error(env, "capacity must fit in the pool buffer");
   int32_t impl;
-  if (!get_int32_arg(env, argv[2], &impl))
+  if (!get_int32_arg(env, extra[1], &impl))
     return type_error(env, "implementation tag must be an int32");
-  if (wtp_pool_format(&h->pool, capacity, impl) != WTP_OK)
+  if (wtp_pool_format(pool, capacity, impl) != WTP_OK)
     return range_error(env, "capacity must fit in the pool buffer");
   return make_undefined(env);
 }
 
 /* openSlots(handle, count) */
-static napi_value js_open_slots(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  GET_ARGS(env, info, 2, argv);
-  pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
+static napi_value op_open_slots(napi_env env, const wtp_pool_t* pool,
+                                uint32_t slot, napi_value* extra) {
+  (void)slot;
   int32_t slot_count;
-  if (!get_int32_arg(env, argv[1], &slot_count))
+  if (!get_int32_arg(env, extra[0], &slot_count))
     return type_error(env, "count must be an int32");
-  wtp_pool_open_slots(&h->pool, slot_count);
+  wtp_pool_open_slots(pool, slot_count);
   return make_undefined(env);
 }
 
-/* ## Slot calls
- *
- * The calls that act on one slot share one shape: (handle, slot, ...extra),
- * the handle and slot checked by get_pool_slot_args, then one core call.
- * Each is an entry of slot_calls (its JS name and its operation), exported
- * as js_slot_call with the entry as the function's data. An operation reads
- * at most SLOT_CALL_MAX_EXTRA extra arguments (missing ones are undefined),
- * converts them and its result; it returns NULL with a JS exception pending
- * on a bad argument. */
-typedef napi_value (*slot_op_t)(napi_env env, const wtp_pool_t* pool,
-                                uint32_t slot, napi_value* extra);
+/* report(handle) -> {spawned, waited, declined, slots, active, idle, workers} */
+static napi_value op_report(napi_env env, const wtp_pool_t* pool,
+                            uint32_t slot, napi_value* extra) {
+  (void)slot;
+  (void)extra;
+  wtp_report_t r;
+  wtp_pool_report(pool, &r);
+  const struct {
+    const char* name;
+    double value;
+  } fields[] = {
+      {"spawned", r.spawned}, {"waited", r.waited}, {"declined", r.declined},
+      {"slots", r.slots},     {"active", r.active}, {"idle", r.idle},
+      {"workers", r.workers},
+  };
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_object(env, &out));
+  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+    napi_value v;
+    WTP_NAPI_CALL(env, napi_create_double(env, fields[i].value, &v));
+    WTP_NAPI_CALL(env, napi_set_named_property(env, out, fields[i].name, v));
+  }
+  return out;
+}
 
-typedef struct slot_call {
-  const char* name;
-  slot_op_t op;
-} slot_call_t;
+/* close(handle) -> number of slots retired: wtp_pool_close. */
+static napi_value op_close(napi_env env, const wtp_pool_t* pool,
+                           uint32_t slot, napi_value* extra) {
+  (void)slot;
+  (void)extra;
+  napi_value out;
+  WTP_NAPI_CALL(env, napi_create_uint32(env, wtp_pool_close(pool), &out));
+  return out;
+}
 
-#define SLOT_CALL_MAX_EXTRA 1
+/* closed(handle) -> boolean */
+static napi_value op_closed(napi_env env, const wtp_pool_t* pool,
+                            uint32_t slot, napi_value* extra) {
+  (void)slot;
+  (void)extra;
+  return make_bool(env, wtp_pool_closed(pool) != 0);
+}
 
 /* arm(handle, slot, messageDispatch?: boolean) */
 static napi_value op_arm(napi_env env, const wtp_pool_t* pool, uint32_t slot,
@@ -442,32 +476,6 @@ static napi_value op_arm(napi_env env, const wtp_pool_t* pool, uint32_t slot,
     return type_error(env, "messageDispatch must be a boolean");
   wtp_slot_arm(pool, slot, message_dispatch);
   return make_undefined(env);
-}
-
-/* retire(handle, slot) */
-static napi_value op_retire(napi_env env, const wtp_pool_t* pool,
-                            uint32_t slot, napi_value* extra) {
-  (void)extra;
-  wtp_slot_retire(pool, slot);
-  return make_undefined(env);
-}
-
-/* slotState(handle, slot) -> state */
-static napi_value op_slot_state(napi_env env, const wtp_pool_t* pool,
-                                uint32_t slot, napi_value* extra) {
-  (void)extra;
-  int32_t state = 0;
-  wtp_slot_state(pool, slot, &state);
-  return make_int32(env, state);
-}
-
-/* lastTid(handle, slot) -> tid */
-static napi_value op_last_tid(napi_env env, const wtp_pool_t* pool,
-                              uint32_t slot, napi_value* extra) {
-  (void)extra;
-  int32_t tid = 0;
-  wtp_slot_last_tid(pool, slot, &tid);
-  return make_int32(env, tid);
 }
 
 /* runningTid(handle, slot) -> tid | null */
@@ -509,61 +517,43 @@ static napi_value op_take(napi_env env, const wtp_pool_t* pool, uint32_t slot,
   return out;
 }
 
-/* finish(handle, slot) */
-static napi_value op_finish(napi_env env, const wtp_pool_t* pool,
-                            uint32_t slot, napi_value* extra) {
-  (void)extra;
-  wtp_slot_finish(pool, slot);
-  return make_undefined(env);
-}
-
-static const slot_call_t slot_calls[] = {
-    {"arm", op_arm},
-    {"retire", op_retire},
-    {"slotState", op_slot_state},
-    {"lastTid", op_last_tid},
-    {"runningTid", op_running_tid},
-    {"release", op_release},
-    {"take", op_take},
-    {"finish", op_finish},
+static const pool_call_t pool_calls[] = {
+    {"format", false, NULL, NULL, op_format},
+    {"openSlots", false, NULL, NULL, op_open_slots},
+    {"report", false, NULL, NULL, op_report},
+    {"close", false, NULL, NULL, op_close},
+    {"closed", false, NULL, NULL, op_closed},
+    {"arm", true, NULL, NULL, op_arm},
+    {"retire", true, wtp_slot_retire, NULL, NULL},
+    {"slotState", true, NULL, wtp_slot_state, NULL},
+    {"lastTid", true, NULL, wtp_slot_last_tid, NULL},
+    {"runningTid", true, NULL, NULL, op_running_tid},
+    {"release", true, NULL, NULL, op_release},
+    {"take", true, NULL, NULL, op_take},
+    {"finish", true, wtp_slot_finish, NULL, NULL},
 };
 
-static napi_value js_slot_call(napi_env env, napi_callback_info info) {
-  napi_value argv[2 + SLOT_CALL_MAX_EXTRA];
-  pool_handle_t* h;
-  uint32_t slot;
+static napi_value js_pool_call(napi_env env, napi_callback_info info) {
+  napi_value argv[2 + POOL_CALL_MAX_EXTRA];
+  size_t argc = 2 + POOL_CALL_MAX_EXTRA;
   void* data = NULL;
-  if (!get_pool_slot_args(env, info, 2 + SLOT_CALL_MAX_EXTRA, argv, &data, &h,
-                          &slot))
-    return NULL;
-  const slot_call_t* call = (const slot_call_t*)data;
-  return call->op(env, &h->pool, slot, argv + 2);
-}
-
-/* report(handle) -> {spawned, waited, declined, slots, active, idle, workers} */
-static napi_value js_report(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  GET_ARGS(env, info, 1, argv);
+  WTP_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, &data));
+  const pool_call_t* call = (const pool_call_t*)data;
   pool_handle_t* h;
   UNWRAP_POOL(env, argv[0], h);
-  wtp_report_t r;
-  wtp_pool_report(&h->pool, &r);
-  const struct {
-    const char* name;
-    double value;
-  } fields[] = {
-      {"spawned", r.spawned}, {"waited", r.waited}, {"declined", r.declined},
-      {"slots", r.slots},     {"active", r.active}, {"idle", r.idle},
-      {"workers", r.workers},
-  };
-  napi_value out;
-  WTP_NAPI_CALL(env, napi_create_object(env, &out));
-  for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-    napi_value v;
-    WTP_NAPI_CALL(env, napi_create_double(env, fields[i].value, &v));
-    WTP_NAPI_CALL(env, napi_set_named_property(env, out, fields[i].name, v));
+  if (!call->takes_slot) return call->op(env, &h->pool, 0, argv + 1);
+  uint32_t slot;
+  if (!get_slot_arg(env, h, argv[1], &slot)) return NULL;
+  if (call->act != NULL) {
+    call->act(&h->pool, slot);
+    return make_undefined(env);
   }
-  return out;
+  if (call->read != NULL) {
+    int32_t value = 0;
+    call->read(&h->pool, slot, &value);
+    return make_int32(env, value);
+  }
+  return call->op(env, &h->pool, slot, argv + 2);
 }
 
 /* ## Spawners */
@@ -809,7 +799,9 @@ static napi_value js_serve(napi_env env, napi_callback_info info) {
   napi_value argv[5];
   pool_handle_t* h;
   uint32_t slot;
-  if (!get_pool_slot_args(env, info, 5, argv, NULL, &h, &slot)) return NULL;
+  GET_ARGS(env, info, 5, argv);
+  UNWRAP_POOL(env, argv[0], h);
+  if (!get_slot_arg(env, h, argv[1], &slot)) return NULL;
   if (!is_function(env, argv[2]))
     return type_error(env, "runThread must be a function");
   int32_t os_thread_id;
@@ -850,26 +842,6 @@ static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
     return type_error(env, "threadId must be an int32");
   wtp_interrupt_thread(thread_id);
   return make_undefined(env);
-}
-
-/* close(handle) -> number of slots retired: wtp_pool_close. */
-static napi_value js_close(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  GET_ARGS(env, info, 1, argv);
-  pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
-  napi_value out;
-  WTP_NAPI_CALL(env, napi_create_uint32(env, wtp_pool_close(&h->pool), &out));
-  return out;
-}
-
-/* closed(handle) -> boolean */
-static napi_value js_closed(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  GET_ARGS(env, info, 1, argv);
-  pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
-  return make_bool(env, wtp_pool_closed(&h->pool) != 0);
 }
 
 /* ## Internal exports, for the package's own tests (binding.internal)
@@ -992,10 +964,6 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
 
   const napi_property_descriptor methods[] = {
       {"open", NULL, js_open, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"format", NULL, js_format, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"openSlots", NULL, js_open_slots, NULL, NULL, NULL, napi_enumerable,
-       NULL},
-      {"report", NULL, js_report, NULL, NULL, NULL, napi_enumerable, NULL},
       {"createSpawner", NULL, js_create_spawner, NULL, NULL, NULL,
        napi_enumerable, NULL},
       {"spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -1004,18 +972,16 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
        napi_enumerable, NULL},
       {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
        napi_enumerable, NULL},
-      {"close", NULL, js_close, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"closed", NULL, js_closed, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(env,
                 napi_define_properties(env, exports,
                                        sizeof(methods) / sizeof(methods[0]),
                                        methods));
-  for (size_t i = 0; i < sizeof(slot_calls) / sizeof(slot_calls[0]); i++) {
-    const napi_property_descriptor slot_method = {
-        slot_calls[i].name, NULL, js_slot_call, NULL, NULL, NULL,
-        napi_enumerable, (void*)&slot_calls[i]};
-    WTP_NAPI_CALL(env, napi_define_properties(env, exports, 1, &slot_method));
+  for (size_t i = 0; i < sizeof(pool_calls) / sizeof(pool_calls[0]); i++) {
+    const napi_property_descriptor method = {
+        pool_calls[i].name, NULL, js_pool_call, NULL, NULL, NULL,
+        napi_enumerable, (void*)&pool_calls[i]};
+    WTP_NAPI_CALL(env, napi_define_properties(env, exports, 1, &method));
   }
   napi_value layout = export_layout(env);
   if (layout == NULL) return NULL;
