@@ -110,6 +110,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "wtp_claim.h"
 #include "wtp_park.h"
 #include "wtp_wait.h"
 
@@ -567,9 +568,56 @@ static uint64_t add_sat(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - 1 - b ? UINT64_MAX - 1 : a + b;
 }
 
-/* Claim a slot (SDK claim()). Returns the slot, with *dispatch set as
- * claim_slot read it (0 for a grown slot: see below), or -1 with *reason
- * set. */
+void wtp__claim_times(uint64_t now, double spawn_wait_ms, int can_block,
+                      uint64_t* grow_at, uint64_t* deadline) {
+  uint64_t wait_ns = can_block ? ms_to_ns(spawn_wait_ms) : 0;
+  uint64_t grow_ns = (uint64_t)WTP_GROW_AFTER_MS * 1000000u;
+  if (grow_ns > wait_ns) grow_ns = wait_ns;
+  *deadline = add_sat(now, wait_ns);
+  *grow_at = add_sat(now, grow_ns);
+}
+
+/* The rules of wtp_claim.h, in their order. */
+wtp__claim_step_t wtp__claim_next(const wtp__claim_view_t* v) {
+  wtp__claim_step_t step = {WTP__CLAIM_DECLINE, 0, 0,
+                            WTP_REASON_POOL_EXHAUSTED, 0};
+  if (v->room && (v->live == 0 || v->now >= v->grow_at)) {
+    step.action = WTP__CLAIM_GROW;
+    step.reason = WTP_REASON_NONE;
+    step.rule = 1;
+  } else if (v->live == 0) {
+    step.rule = 2; /* nothing can ever come free */
+  } else if (!v->room && v->starved && v->generation == v->starved_at) {
+    step.rule = 3; /* nothing changed since the last wait ran out */
+  } else if (!v->room && v->now >= v->deadline) {
+    step.now_starved = 1;
+    step.rule = 4;
+  } else {
+    /* With room, now < grow_at here (rule 1); without, now < deadline. */
+    step.action = WTP__CLAIM_WAIT;
+    step.until = v->room ? v->grow_at : v->deadline;
+    step.reason = WTP_REASON_NONE;
+    step.rule = 5;
+  }
+  return step;
+}
+
+/* Grows the pool by one worker (rule 1): reserves a slot, then grow().
+ * Returns the slot, or -1 with *reason set (WTP_REASON_NONE: another
+ * spawner took the last reservation, look again). */
+static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
+  int32_t slot = reserve(sp, reason);
+  if (slot < 0) return -1;
+  if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
+  retire(&sp->pool, (uint32_t)slot);
+  *reason = WTP_REASON_WORKER_CREATE_FAILED;
+  return -1;
+}
+
+/* Claim a slot (SDK claim()): scan, then follow wtp__claim_next until a
+ * slot is ours or the claim declines. Returns the slot, with *dispatch set
+ * as claim_slot read it (0 for a grown slot: see below), or -1 with
+ * *reason set. */
 static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
                      wtp_reason_t* reason, int* dispatch) {
   const wtp_pool_t* pool = &sp->pool;
@@ -580,20 +628,16 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
   }
 
   if (!cs->timed) {
-    uint64_t now = wtp__now_ns();
-    uint64_t wait_ns = sp->can_block ? ms_to_ns(sp->spawn_wait_ms) : 0;
-    uint64_t grow_ns = (uint64_t)WTP_GROW_AFTER_MS * 1000000u;
-    if (grow_ns > wait_ns) grow_ns = wait_ns;
-    cs->deadline = add_sat(now, wait_ns);
-    cs->grow_at = add_sat(now, grow_ns);
+    wtp__claim_times(wtp__now_ns(), sp->spawn_wait_ms, sp->can_block,
+                     &cs->grow_at, &cs->deadline);
     cs->timed = 1;
   }
 
   for (;;) {
     /* Acquire: pairs with bump()'s seq_cst fetch_add, see "No lost
      * wake-up" above. */
-    int32_t generation = atomic_load_explicit(header_word(pool, WTP_H_GENERATION),
-                                              memory_order_acquire);
+    int32_t generation = atomic_load_explicit(
+        header_word(pool, WTP_H_GENERATION), memory_order_acquire);
     /* Closed while this spawn waited or looked again: decline "terminated"
      * rather than "pool-exhausted" (the retires woke us). */
     if (is_closed(pool)) {
@@ -606,56 +650,39 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
       return found.slot;
     }
 
-    int room = has_room(sp);
-    if (room && (found.live == 0 || wtp__now_ns() >= cs->grow_at)) {
-      wtp_reason_t why;
-      int32_t slot = reserve(sp, &why);
+    wtp__claim_view_t view = {found.live,      has_room(sp),
+                              sp->starved,     sp->starved_at,
+                              generation,      wtp__now_ns(),
+                              cs->grow_at,     cs->deadline};
+    wtp__claim_step_t step = wtp__claim_next(&view);
+    if (step.action == WTP__CLAIM_GROW) {
+      int32_t slot = grow_one(sp, reason);
       if (slot >= 0) {
         /* A slot this spawner just took out of PENDING was never armed:
          * worker-served. Its flags are not read at all, so grow() (which
          * runs JavaScript) writing them cannot change the path. */
         *dispatch = 0;
-        if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
-        retire(pool, (uint32_t)slot);
-        *reason = WTP_REASON_WORKER_CREATE_FAILED;
-        return -1;
+        return slot;
       }
-      if (why != WTP_REASON_NONE) {
-        *reason = why;
-        return -1;
-      }
+      if (*reason != WTP_REASON_NONE) return -1;
       continue; /* another spawner took the last reservation */
     }
-    if (found.live == 0) {
-      /* Nothing can ever come free: no wait, whatever spawn_wait_ms is. */
-      *reason = WTP_REASON_POOL_EXHAUSTED;
-      return -1;
-    }
-    if (!room && sp->starved && generation == sp->starved_at) {
-      /* The no-second-wait rule: nothing changed since our last wait ran
-       * out, so decline at once. */
-      *reason = WTP_REASON_POOL_EXHAUSTED;
-      return -1;
-    }
-    uint64_t now = wtp__now_ns();
-    uint64_t until = room ? cs->grow_at : cs->deadline;
-    if (!room && now >= until) {
-      sp->starved = 1;
-      sp->starved_at = generation;
-      *reason = WTP_REASON_POOL_EXHAUSTED;
-      return -1;
-    }
-    if (now < until) {
-      int r = wtp__park(pool->words + WTP_H_GENERATION, generation, until,
-                         sp->interrupted, sp->ctx);
-      if (r == WTP_PARK_INTERRUPTED) {
-        *reason = WTP_REASON_INTERRUPTED;
-        return -1;
+    if (step.action == WTP__CLAIM_DECLINE) {
+      if (step.now_starved) {
+        sp->starved = 1;
+        sp->starved_at = generation;
       }
-      /* As the SDK: any wait that returned counts, even one that found the
-       * generation already moved. */
-      cs->waited = 1;
+      *reason = step.reason;
+      return -1;
     }
+    if (wtp__park(pool->words + WTP_H_GENERATION, generation, step.until,
+                  sp->interrupted, sp->ctx) == WTP_PARK_INTERRUPTED) {
+      *reason = WTP_REASON_INTERRUPTED;
+      return -1;
+    }
+    /* As the SDK: any wait that returned counts, even one that found the
+     * generation already moved. */
+    cs->waited = 1;
   }
 }
 
