@@ -80,7 +80,7 @@
  * workers, waiting to be woken for the next wave: they need the CPU a long
  * spin would hold). None of these counts can see threads
  * the pool does not know (the owner's guest thread, other processes), so
- * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT, about 60 us).
+ * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT).
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -262,14 +262,9 @@ void wtp__park_set_spin_limit(int limit) {
  *   code and the other threads of the process parked in this file (which
  *   the next wave's spawns wake first) leave a CPU free besides the
  *   waker's: nobody is delayed by the spin, and a long one catches the next
- *   thread of a join loop. Without counting the parked ones (on 2 CPUs: a
- *   long spin for any waiter when nothing is assigned), a wave's last
- *   finisher spun long and held the CPU the next wave's woken workers
- *   needed: measured on the 2-vCPU VM, interleaved, loaded machine
- *   (bench/results/experiments-waves+throughput-1+throughput-2+throughput-4+handoff-hot.json),
- *   the 14,000-thread call's second call took 108 ms wall / 105 ms CPU
- *   with this rule against 611 / 191 with the long spin for any waiter;
- *   2-worker throughput 94k/s against 46k/s;
+ *   thread of a join loop. The parked ones count because a wave's last
+ *   finisher that spun long held the CPU the next wave's woken workers
+ *   needed (measured: docs/design.md, "The park layer's constants");
  * - WTP_PARK_SPIN_LIMIT while at least two CPUs are left to the rest;
  * - no spin otherwise. */
 static int choose_spin_limit(int others_spinning) {
@@ -358,9 +353,8 @@ int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
      * of SLICE_NS), not at now + SLICE_NS: every parked thread of the
      * process then has the same timer expiry, which the kernel (and a
      * hypervisor's timer emulation) serves with one interrupt instead of
-     * one per thread. Measured with 64 idle threads on the 2-vCPU VM: about
-     * 35% less CPU than unaligned slices. A thread's first slice is
-     * shorter than SLICE_NS; none is longer. */
+     * one per thread (measured: docs/design.md, "The park layer's
+     * constants"). A thread's first slice is shorter than SLICE_NS; none is longer. */
     uint64_t grid = (now / SLICE_NS + 1) * SLICE_NS;
     uint64_t until = grid < deadline_ns ? grid : deadline_ns;
     if (wtp__wait(addr, expected, until)) {

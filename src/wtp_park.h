@@ -3,11 +3,10 @@
  *
  * What this layer adds to a bare wtp__wait:
  *
- * 1. Bounded slices. A Node worker blocked in C cannot be terminated (see
- *    FINDINGS: worker.terminate() never resolves while a worker sits in an
- *    untimed futex wait). So no wait here lasts longer than one slice; between
- *    slices the embedder's interrupted() callback is polled and may end the
- *    wait.
+ * 1. Bounded slices. A runtime cannot interrupt a thread blocked in C (a
+ *    Node worker in an untimed futex wait never finishes terminating), so no
+ *    wait here lasts longer than one slice; between slices the embedder's
+ *    interrupted() callback is polled and may end the wait.
  *
  * 2. Wake skipping. A process-wide table of parked-waiter counters, hashed by
  *    address, lets wtp__unpark_one/all skip the wake system call when no
@@ -18,6 +17,9 @@
  *    bounded number of times with a cpu-relax instruction between reads:
  *    long when a CPU is idle besides the waker's, short when two are left
  *    to the rest, not at all otherwise (see WTP_PARK_MAX_SPINNERS).
+ *
+ * The measurements behind each constant below are in docs/design.md ("The
+ * park layer's constants") and bench/analysis.md.
  *
  * Internal to the package: nothing here is exported by the addon.
  */
@@ -34,74 +36,44 @@ extern "C" {
 
 /* Longest single blocking wait, in milliseconds.
  *
- * A slice end is only a backstop. The binding registers every word a thread
- * parks on for long and makes the waits return at once when the thread is
- * about to be terminated (its Worker.prototype.terminate hook) or the
- * process exits (its "exit" hook), by waking the word: see src/binding.c,
- * "Leaving a native wait". What remains for the slice end is a termination
- * that bypassed both hooks (a worker ended by its parent's teardown, or by a
- * thread that never loaded the addon): the binding's interrupted() then
- * asks Node, at the slice end, whether this thread's environment is
- * stopping. So the slice bounds that rare case's latency, and sets the idle
- * cost of a parked pool: each slice end is a timer expiry, a context switch
- * in and out and that check (~20 us here, ~15 of them the call into
- * JavaScript that asks Node).
- *
- * Measured on the project's 2-vCPU VM, 64 idle parked workers (bench
- * scenario "idle"; `make -C test/c idle` for the C part alone):
- *
- *     slice, check at every slice end      50 ms    200 ms
- *     idle cost, % of one core             2.5-2.9  0.66
- *
- * 250 ms keeps a parked pool of 64 workers well under 1% of a core, and a
- * termination that bypasses the hooks still ends within a quarter second.
- * Slices end on a process-wide grid (see wtp_park.c), which cut the idle
- * cost by about a third. Override with -DWTP_PARK_SLICE_MS=n.
+ * A slice end is only a backstop: a stop sent through a wait token
+ * (wtp_interrupt.c) ends a wait at once, whatever the slice. What remains
+ * for the slice end is a termination that bypassed the embedder's hooks, for
+ * which the token's backstop check runs at each slice end. So the slice
+ * bounds that rare case's latency, and sets the idle cost of a parked pool
+ * (each slice end is a timer expiry, a context switch in and out and that
+ * check): longer slices cost less CPU when idle and stop a bypassing
+ * termination later. Slices end on a process-wide grid (see wtp_park.c),
+ * so the parked threads share their timer expiries. Override with
+ * -DWTP_PARK_SLICE_MS=n.
  */
 #ifndef WTP_PARK_SLICE_MS
 #define WTP_PARK_SLICE_MS 250
 #endif
 
-/* Re-reads of the word before a waiter parks, each followed by one
- * cpu-relax instruction (x86 pause, arm64 yield).
+/* Re-reads of the word before a waiter parks (the short spin), each
+ * followed by one cpu-relax instruction (x86 pause, arm64 yield).
  *
- * Why this number: the spin should catch a change made by a thread running
- * on another CPU, and give up before it costs what it can save when the
- * thread it waits for shares its CPU (then every spin iteration delays that
- * thread). Measured with test/c/bench_spin.c (`make -C test/c spin`:
- * ping-pong through wtp__park/wtp__unpark_one, round trip = two
- * handoffs, threads pinned to different CPUs / the same CPU / unpinned,
- * 2-vCPU AMD EPYC VM where one pause is ~30 ns, load average 10-20 from
- * other builds), two runs:
- *
- *   spin limit      0      50     100     150     200    400     2000
- *   other CPU   43-75    3-16 1.3-1.9 0.8-0.9 0.8-0.9     ~1      1-3
- *   same CPU     7-22      11   14-15   17-18   19-21  30-33  126-220
- *   unpinned       15    7-13    7-16    2-18    1-21   5-31    4-198
- *   (us per round trip)
- *
- * (Runs at load average ~20 were far noisier: the pinned peer itself waits
- * for its CPU, and then no short spin catches it.)
- *
- * 100 takes nearly all of the cross-CPU gain (two blocking wakes of ~20-40
- * us each become ~1 us) while a spin that cannot succeed costs ~3 us
- * (100 x ~30 ns), less than one same-CPU blocking handoff (~4-8 us): the
- * worst case stays within 2x, the good case gains ~20x. Longer spins only
- * add to the same-CPU loss. On parts with a shorter pause (older Intel,
- * arm64 yield) the spin is shorter in time, never longer.
+ * The spin should catch a change made by a thread running on another CPU,
+ * and give up before it costs what it can save when the thread it waits for
+ * shares its CPU (then every iteration delays that thread). 100 takes nearly
+ * all of the cross-CPU gain while a spin that cannot succeed costs less than
+ * one same-CPU blocking handoff (test/c/bench_spin.c, `make -C test/c
+ * spin`, measures both). On parts with a shorter pause the spin is shorter
+ * in time, never longer.
  */
 #ifndef WTP_PARK_SPIN_LIMIT
 #define WTP_PARK_SPIN_LIMIT 100
 #endif
 
-/* A long spin, for a waiter whose spin delays nobody: while the spinners
- * and the guest threads assigned and not yet finished (counted by wtp_spawn
- * and wtp_serve) and the other threads of the process parked here (the
- * next wave's spawns wake them, and they need CPUs too) leave a CPU free
- * besides the one the waker needs. On 2 CPUs: a lone waiter only. 2000 relaxes are about 60 us here: long
- * enough to catch the next thread of a join loop (it arrives 10-50 us after
- * the previous one finished) and the next wave's first spawn, short enough
- * that an idle worker parks within a tenth of a millisecond. */
+/* A long spin, for a waiter whose spin delays nobody: while the spinners,
+ * the guest threads assigned and not yet finished (counted by wtp_spawn and
+ * wtp_serve) and the other threads of the process parked here (the next
+ * wave's spawns wake them, and they need CPUs too) leave a CPU free besides
+ * the one the waker needs. On 2 CPUs: a lone waiter only. Long enough to
+ * catch the next thread of a join loop and the next wave's first spawn,
+ * short enough that an idle worker parks within a tenth of a millisecond.
+ */
 #ifndef WTP_PARK_IDLE_SPIN_LIMIT
 #define WTP_PARK_IDLE_SPIN_LIMIT 2000
 #endif
@@ -114,17 +86,13 @@ extern "C" {
  * and not at all otherwise: on two CPUs, only the long spin of a waiter
  * with nothing else running.
  *
- * Why the short spin needs two CPUs left free: it helps only while the
+ * The short spin needs two CPUs left free because it helps only while the
  * thread it waits for runs on another CPU, and in a guest there is nearly
  * always a third runnable party (the joining main thread, another worker
- * finishing). On the 2-vCPU VM the bench ran the short spin on and off,
- * interleaved (bench/analysis.md): off raised 1-worker throughput from 37k
- * to 61k threads/s, 2 workers from 48k to 81k, cut the warm 14,000-thread
- * call from 873 to 638 ms and 100,000 contended spawns from 1.53 to 1.24 s,
- * and changed no handoff latency. Spinning with every CPU busy only delays
- * the thread the spinner waits for, which FINDINGS measured at ~100 us a
- * handoff when both share one CPU. This cap can be lowered (never raised)
- * at build time; 0 disables spinning. */
+ * finishing); spinning with every CPU busy only delays the thread the
+ * spinner waits for. This cap can be lowered (never raised) at build time;
+ * 0 disables spinning.
+ */
 #ifndef WTP_PARK_MAX_SPINNERS
 #define WTP_PARK_MAX_SPINNERS 64
 #endif

@@ -477,7 +477,7 @@ static scan_result_t scan(const wtp_spawner_t* sp) {
     if (!claimable(sp, i)) continue;
     /* Load first, CAS only an IDLE slot (test-and-test-and-set): a CAS on
      * a busy slot's line takes it exclusive for nothing, which made a scan
-     * past 1020 busy slots 4.4 us instead of 1.0 (bench/c/scan.c). Relaxed:
+     * past busy slots several times slower (bench/c/scan.c). Relaxed:
      * it only chooses whether to try; the CAS below orders. A slot that
      * turns IDLE just after this load is found by the next scan: its
      * release bumps the generation, which the claim loop reads before each
