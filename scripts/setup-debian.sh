@@ -3,12 +3,13 @@
 # if missing (run as root; .ci/run and the README's first command call it):
 #   build-essential python3   node-gyp and the C tests (gcc, make)
 #   clang lld                 the wasm thread-wave guest (guest/, scripts/build-guest.sh)
+#   clang-format              the C style check (scripts/format-c.js, .clang-format)
 #   libclang-rt-14-dev        libFuzzer (test/fuzz)
 #   spin                      the protocol model (test/model)
 #   chromium                  the browser end-to-end test (test/browser.test.js)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-packages=(build-essential python3 clang lld libclang-rt-14-dev spin chromium)
+packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

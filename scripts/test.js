@@ -1,7 +1,7 @@
 // npm test: every suite of the package, in order, stopping at nothing so
 // that one run shows every failure; exits non-zero if any step failed.
 //
-//   0. the addon, built from source
+//   0. the addon, built from source; the C files' formatting (clang-format)
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
@@ -31,6 +31,7 @@ function step(name, command, args) {
 // build the addon from the sources as they are: a committed prebuild may be
 // older (test/package.test.js checks that it is not, in CI).
 step("addon build", process.execPath, ["scripts/install.js", "--force"]);
+step("C formatting", process.execPath, ["scripts/format-c.js", "--check"]);
 
 for (const dir of ["test/c", "test/model", "test/fuzz"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);

@@ -978,9 +978,11 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
                                        sizeof(methods) / sizeof(methods[0]),
                                        methods));
   for (size_t i = 0; i < sizeof(pool_calls) / sizeof(pool_calls[0]); i++) {
-    const napi_property_descriptor method = {
-        pool_calls[i].name, NULL, js_pool_call, NULL, NULL, NULL,
-        napi_enumerable, (void*)&pool_calls[i]};
+    napi_property_descriptor method = {0};
+    method.utf8name = pool_calls[i].name;
+    method.method = js_pool_call;
+    method.attributes = napi_enumerable;
+    method.data = (void*)&pool_calls[i];
     WTP_NAPI_CALL(env, napi_define_properties(env, exports, 1, &method));
   }
   napi_value layout = export_layout(env);
