@@ -46,8 +46,9 @@
  *
  * ## Stopping a waiter (the embedder's stop flag in the same pairing)
  *
- * An embedder that wants a waiter to leave (src/binding.c: a Worker being
- * terminated, the process exiting) cannot rely on a wake alone: a wake that
+ * An embedder that wants a waiter to leave (a Worker being terminated, the
+ * process exiting: the wait tokens of wtp_interrupt.c, which the binding
+ * uses) cannot rely on a wake alone: a wake that
  * arrives while the waiter spins, or between W2 and W3, finds nobody in the
  * kernel and is lost, and the word, unchanged, lets W3 sleep to the slice
  * end. So the stop is a flag plus a word change, in the same order as K1/K2:

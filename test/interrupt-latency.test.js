@@ -3,8 +3,9 @@
 // terminate lands: parked, about to park, or still spinning. Before the fix
 // the binding's interrupter set a flag and woke the word through the
 // parked-counter skip, and a waiter that was spinning (or between announcing
-// itself and sleeping) missed both until its slice ended (src/binding.c, "No
-// lost interrupt"; src/wtp_park.c, "Stopping a waiter").
+// itself and sleeping) missed both until its slice ended (src/wtp_interrupt.c,
+// "Stopping"; src/wtp_park.c, "Stopping a waiter"; test/c/test_interrupt.c
+// holds the same in C).
 //
 // Time is the behaviour here, so the test bounds it: the 99th percentile of
 // the terminate() times, not only the median, with a margin for a loaded

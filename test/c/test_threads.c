@@ -374,7 +374,7 @@ static void test_interrupt(void) {
   end_world(v, -1);
 }
 
-/* A stop, as the binding sends it (src/binding.c, "No lost interrupt"):
+/* A stop, as a wait token sends it (src/wtp_interrupt.c, "Stopping"):
  * interrupted() made to answer yes (S1), then a change of the slot word the
  * serve loop tolerates (retire: K1), then the unpark (K2, K3). It is sent
  * just after a slice boundary (slices end on a grid of WTP_PARK_SLICE_MS),

@@ -5,7 +5,8 @@
  * format, open, arm, retire, the slot reads, release, take, finish, report,
  * spawn (owner or not, with or without grow and dispatch callbacks that fail
  * or succeed by input byte, spawn_wait_ms 0 so that nothing blocks), fresh
- * spawners, and raw writes of hostile values into header and slot words.
+ * spawners, wait tokens stopped by thread id (src/wtp_interrupt.c), and raw
+ * writes of hostile values into header and slot words.
  *
  * Checked on every step:
  *   - every status, spawn result and report is one the contract allows
@@ -538,6 +539,33 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           for (uint32_t i = 0; i < n; i++) sh_retire(&sh, i);
           sh_inc(&sh, WTP_H_GENERATION);
           CHECK(wtp_pool_closed(&pool) == 1, op);
+          break;
+        }
+        if (b & 0x40) {
+          /* A wait token (src/wtp_interrupt.c) on a slot word or the
+           * generation, stopped by its thread's id: a stop of another
+           * thread touches nothing; its own retires the slot or bumps the
+           * generation, on whatever the words hold. */
+          int generation_token = b & 1;
+          uint32_t slot = pick_slot(&r, pool.max_slots);
+          int32_t thread_id = value(&r);
+          if (!generation_token && slot >= pool.max_slots) break;
+          wtp_wait_token_t token;
+          wtp_token_register(&token, &pool,
+                             generation_token ? WTP_TOKEN_GENERATION
+                                              : WTP_TOKEN_SLOT,
+                             slot, thread_id, NULL, NULL);
+          wtp_interrupt_thread((int32_t)((uint32_t)thread_id + 1u));
+          CHECK(wtp_token_interrupted(&token, 1) == 0, op);
+          for (size_t i = 0; i < nwords; i++)
+            CHECK(words[i] == sh.w[i], op);
+          wtp_interrupt_thread(thread_id);
+          CHECK(wtp_token_interrupted(&token, 0) == 1, op);
+          wtp_token_unregister(&token);
+          if (generation_token)
+            sh_inc(&sh, WTP_H_GENERATION);
+          else
+            sh_retire(&sh, slot);
           break;
         }
         sp_ready[b % NSPAWNERS] = 0;

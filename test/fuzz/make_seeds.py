@@ -25,6 +25,8 @@ def spawn(k, cfg=None, grow=(0, 0, 0, 0), disp=(0, 0, 0, 0), arg=7):
     b = [9, k] + ([cfg] if cfg is not None else []) + list(grow) + list(disp) + [V[arg]]
     return b
 def fresh(k):             return [12, k]
+def token(slot, tid, generation=0):  # a wait token stopped by its thread id
+    return [12, 0x40 | generation, slot, V[tid]]
 def corrupt(word, v):     return [13, word, V[v]]
 
 seeds = {
@@ -52,6 +54,9 @@ seeds = {
         + spawn(1, 0) + report,
     "short-buffer": raw(12) + fmt(1) + open_(5) + spawn(0, 2) + report,
     "tiny": raw(5),
+    "tokens": wf(2) + fmt(2) + open_(2) + arm(0) + arm(1) + token(0, 7)
+        + token(1, -1, generation=1) + spawn(0, 0) + token(1, 0x7fffffff)
+        + report,
 }
 
 d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
