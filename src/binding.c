@@ -1,8 +1,11 @@
 /* binding.c: Node-API glue over the protocol core (wtp.h).
  *
- * Glue only: argument checks, handle objects, and the three callbacks the
- * core makes into JavaScript (grow, dispatchMessage, runThread). Every
- * protocol decision lives in wtp_pool.c.
+ * Glue only: argument checks (one table, pool_calls, for every call on a
+ * pool handle), handle objects, the error macro, the three callbacks the
+ * core makes into JavaScript (grow, dispatchMessage, runThread) and the
+ * wait tokens' backstop, which asks Node whether a thread is stopping.
+ * Every protocol decision lives in the core: wtp_pool.c (the protocol),
+ * wtp_interrupt.c (stopping waits), addon_copy.c (one copy per process).
  *
  * ## Handles
  *
