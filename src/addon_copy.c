@@ -61,7 +61,7 @@ __declspec(dllexport)
 #else
 __attribute__((visibility("default"), used))
 #endif
-const wtp_addon_marker_t wtp_addon_marker = {WTP_IMPL_NATIVE, 1};
+    const wtp_addon_marker_t wtp_addon_marker = {WTP_IMPL_NATIVE, 1};
 
 static char other_copy[1024]; /* path of another copy; "" if none */
 

@@ -68,20 +68,19 @@
 #include "wtp.h"
 #include "wtp_park.h"
 
-
 /* ## Errors
  *
  * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and
  * returns NULL from the calling function (a JS exception is then pending).
  * A call that failed because JavaScript already threw leaves that exception
  * in place. */
-#define WTP_NAPI_CALL(env, call)                                              \
-  do {                                                                        \
-    napi_status wtp_status_ = (call);                                         \
-    if (wtp_status_ != napi_ok) {                                             \
-      throw_napi_failure((env), #call, wtp_status_);                          \
-      return NULL;                                                            \
-    }                                                                         \
+#define WTP_NAPI_CALL(env, call)                     \
+  do {                                               \
+    napi_status wtp_status_ = (call);                \
+    if (wtp_status_ != napi_ok) {                    \
+      throw_napi_failure((env), #call, wtp_status_); \
+      return NULL;                                   \
+    }                                                \
   } while (0)
 
 static void throw_napi_failure(napi_env env, const char* call,
@@ -127,7 +126,7 @@ typedef struct pool_handle {
 typedef struct spawner_handle {
   wtp_spawner_t core;
   napi_env env;
-  napi_ref control_ref;  /* the pool's SharedArrayBuffer: keeps the words
+  napi_ref control_ref; /* the pool's SharedArrayBuffer: keeps the words
                             alive */
   /* grow and dispatchMessage of the spawn call under way: arguments of
    * that call, valid only during it. The spawner keeps no reference to
@@ -135,8 +134,8 @@ typedef struct spawner_handle {
    * reference would make that cycle uncollectable. */
   napi_value call_grow;
   napi_value call_dispatch;
-  napi_ref out_ref;      /* the SharedArrayBuffer under out */
-  int32_t* out;          /* Int32Array(1) over a SharedArrayBuffer (never
+  napi_ref out_ref;       /* the SharedArrayBuffer under out */
+  int32_t* out;           /* Int32Array(1) over a SharedArrayBuffer (never
                             detachable) receiving the slot of a spawn */
   wtp_wait_token_t token; /* the generation word, registered while alive */
 } spawner_handle_t;
@@ -231,12 +230,11 @@ static pool_handle_t* unwrap_pool(napi_env env, napi_value v) {
     if ((out) == NULL) return type_error((env), "pool handle is not a pool"); \
   } while (0)
 
-
-#define GET_ARGS(env, info, n, argv)                                          \
-  do {                                                                        \
-    size_t wtp_argc_ = (n);                                                   \
-    WTP_NAPI_CALL((env), napi_get_cb_info((env), (info), &wtp_argc_, (argv),  \
-                                          NULL, NULL));                       \
+#define GET_ARGS(env, info, n, argv)                                         \
+  do {                                                                       \
+    size_t wtp_argc_ = (n);                                                  \
+    WTP_NAPI_CALL((env), napi_get_cb_info((env), (info), &wtp_argc_, (argv), \
+                                          NULL, NULL));                      \
   } while (0)
 
 /* Reads the slot argument of a call on pool handle h: an integer index
@@ -246,7 +244,8 @@ static bool get_slot_arg(napi_env env, const pool_handle_t* h, napi_value v,
                          uint32_t* slot) {
   int r = get_index_arg(env, v, h->pool.max_slots, slot);
   if (r == -1) type_error(env, "slot must be a number");
-  if (r == -2) range_error(env, "slot must be an integer within the pool buffer");
+  if (r == -2)
+    range_error(env, "slot must be an integer within the pool buffer");
   return r == 0;
 }
 
@@ -288,8 +287,7 @@ static void pool_finalize(napi_env env, void* data, void* hint) {
 static bool get_control(napi_env env, napi_value v, int32_t** data,
                         size_t* length, napi_value* buffer_out) {
   bool is_typedarray = false;
-  if (napi_is_typedarray(env, v, &is_typedarray) != napi_ok ||
-      !is_typedarray) {
+  if (napi_is_typedarray(env, v, &is_typedarray) != napi_ok || !is_typedarray) {
     type_error(env, "pool.control must be an Int32Array");
     return false;
   }
@@ -297,8 +295,8 @@ static bool get_control(napi_env env, napi_value v, int32_t** data,
   void* words;
   napi_value buffer;
   size_t offset;
-  napi_status status = napi_get_typedarray_info(env, v, &type, length,
-                                                &words, &buffer, &offset);
+  napi_status status =
+      napi_get_typedarray_info(env, v, &type, length, &words, &buffer, &offset);
   if (status != napi_ok) {
     throw_napi_failure(env, "napi_get_typedarray_info(control)", status);
     return false;
@@ -397,14 +395,13 @@ typedef struct pool_call {
 #define POOL_CALL_MAX_EXTRA 2
 
 /* format(handle, capacity, implTag) */
-static napi_value op_format(napi_env env, const wtp_pool_t* pool,
-                            uint32_t slot, napi_value* extra) {
+static napi_value op_format(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                            napi_value* extra) {
   (void)slot;
   uint32_t capacity;
   int r = get_index_arg(env, extra[0], pool->max_slots + 1, &capacity);
   if (r == -1) return type_error(env, "capacity must be a number");
-  if (r == -2)
-    return range_error(env, "capacity must fit in the pool buffer");
+  if (r == -2) return range_error(env, "capacity must fit in the pool buffer");
   int32_t impl;
   if (!get_int32_arg(env, extra[1], &impl))
     return type_error(env, "implementation tag must be an int32");
@@ -425,8 +422,8 @@ static napi_value op_open_slots(napi_env env, const wtp_pool_t* pool,
 }
 
 /* report(handle) -> {spawned, waited, declined, slots, active, idle, workers} */
-static napi_value op_report(napi_env env, const wtp_pool_t* pool,
-                            uint32_t slot, napi_value* extra) {
+static napi_value op_report(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                            napi_value* extra) {
   (void)slot;
   (void)extra;
   wtp_report_t r;
@@ -450,8 +447,8 @@ static napi_value op_report(napi_env env, const wtp_pool_t* pool,
 }
 
 /* close(handle) -> number of slots retired: wtp_pool_close. */
-static napi_value op_close(napi_env env, const wtp_pool_t* pool,
-                           uint32_t slot, napi_value* extra) {
+static napi_value op_close(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                           napi_value* extra) {
   (void)slot;
   (void)extra;
   napi_value out;
@@ -460,8 +457,8 @@ static napi_value op_close(napi_env env, const wtp_pool_t* pool,
 }
 
 /* closed(handle) -> boolean */
-static napi_value op_closed(napi_env env, const wtp_pool_t* pool,
-                            uint32_t slot, napi_value* extra) {
+static napi_value op_closed(napi_env env, const wtp_pool_t* pool, uint32_t slot,
+                            napi_value* extra) {
   (void)slot;
   (void)extra;
   return make_bool(env, wtp_pool_closed(pool) != 0);
@@ -662,9 +659,9 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
   void* out_data = NULL;
   napi_value out_buffer = NULL;
   if (is_typedarray)
-    WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[5], &out_type,
-                                                &out_length, &out_data,
-                                                &out_buffer, NULL));
+    WTP_NAPI_CALL(env,
+                  napi_get_typedarray_info(env, argv[5], &out_type, &out_length,
+                                           &out_data, &out_buffer, NULL));
   if (out_type != napi_int32_array || out_length < 1 || out_data == NULL)
     return type_error(env, "out must be an Int32Array of one element");
   /* Only a SharedArrayBuffer: an ArrayBuffer can be detached (transferred),
@@ -720,8 +717,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
   GET_ARGS(env, info, 4, argv);
   bool ok = false;
   void* data = NULL;
-  if (napi_check_object_type_tag(env, argv[0], &spawner_tag, &ok) !=
-          napi_ok ||
+  if (napi_check_object_type_tag(env, argv[0], &spawner_tag, &ok) != napi_ok ||
       !ok || napi_get_value_external(env, argv[0], &data) != napi_ok)
     return type_error(env, "spawner is not a spawner");
   int32_t start_arg;
@@ -751,7 +747,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
 
 typedef struct serve_ctx {
   napi_env env;
-  napi_value run; /* valid for the whole serve call (an argument) */
+  napi_value run;         /* valid for the whole serve call (an argument) */
   wtp_wait_token_t token; /* the slot's state word, registered for the call */
 } serve_ctx_t;
 
@@ -767,14 +763,13 @@ static int serve_run(void* ctx, int32_t tid, int32_t arg) {
   if (napi_get_undefined(env, &recv) == napi_ok &&
       napi_create_int32(env, tid, &argv[0]) == napi_ok &&
       napi_create_int32(env, arg, &argv[1]) == napi_ok) {
-    napi_status status = napi_call_function(env, recv, c->run, 2, argv,
-                                            &result);
+    napi_status status =
+        napi_call_function(env, recv, c->run, 2, argv, &result);
     if (status == napi_ok) {
       /* Only the value false retires the slot, as in the SDK. */
       napi_valuetype type;
       bool value = true;
-      if (napi_typeof(env, result, &type) == napi_ok &&
-          type == napi_boolean)
+      if (napi_typeof(env, result, &type) == napi_ok && type == napi_boolean)
         napi_get_value_bool(env, result, &value);
       rc = value ? WTP_RUN_DONE : WTP_RUN_RETIRE;
     } else {
@@ -925,8 +920,7 @@ static napi_value export_layout(napi_env env) {
   for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++) {
     napi_value v;
     WTP_NAPI_CALL(env, napi_create_double(env, constants[i].value, &v));
-    WTP_NAPI_CALL(env,
-                  napi_set_named_property(env, out, constants[i].name, v));
+    WTP_NAPI_CALL(env, napi_set_named_property(env, out, constants[i].name, v));
   }
   WTP_NAPI_CALL(env, napi_object_freeze(env, out));
   return out;
@@ -952,8 +946,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
     return NULL;
   }
   napi_value noop_fn;
-  napi_status status = napi_create_function(env, "noop", NAPI_AUTO_LENGTH,
-                                            noop, NULL, &noop_fn);
+  napi_status status =
+      napi_create_function(env, "noop", NAPI_AUTO_LENGTH, noop, NULL, &noop_fn);
   if (status == napi_ok)
     status = napi_create_reference(env, noop_fn, 1, &data->noop_ref);
   if (status == napi_ok)
@@ -976,10 +970,9 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
        napi_enumerable, NULL},
   };
-  WTP_NAPI_CALL(env,
-                napi_define_properties(env, exports,
-                                       sizeof(methods) / sizeof(methods[0]),
-                                       methods));
+  WTP_NAPI_CALL(
+      env, napi_define_properties(
+               env, exports, sizeof(methods) / sizeof(methods[0]), methods));
   for (size_t i = 0; i < sizeof(pool_calls) / sizeof(pool_calls[0]); i++) {
     napi_property_descriptor method = {0};
     method.utf8name = pool_calls[i].name;

@@ -39,7 +39,10 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
      * takes any non-negative tv_sec. */
     ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
     ts.tv_nsec = (long)(deadline_ns % 1000000000u);
-    if (ts.tv_sec < 0) timeout = NULL; else timeout = &ts;
+    if (ts.tv_sec < 0)
+      timeout = NULL;
+    else
+      timeout = &ts;
   }
   for (;;) {
     long rc = futex(addr, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, expected,
@@ -60,8 +63,8 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
          * return at once, which would turn the caller's loop into a busy
          * spin. */
         uint64_t now = wtp__now_ns();
-        uint64_t until = deadline_ns - now > 1000000u ? now + 1000000u
-                                                      : deadline_ns;
+        uint64_t until =
+            deadline_ns - now > 1000000u ? now + 1000000u : deadline_ns;
         if (now < deadline_ns) {
           struct timespec t = {(time_t)(until / 1000000000u),
                                (long)(until % 1000000000u)};

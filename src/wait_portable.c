@@ -68,7 +68,10 @@ static bucket_t* bucket_of(const int32_t* addr) {
 }
 
 static void unlink_waiter(bucket_t* b, waiter_t* w) {
-  if (w->prev) w->prev->next = w->next; else b->head = w->next;
+  if (w->prev)
+    w->prev->next = w->next;
+  else
+    b->head = w->next;
   if (w->next) w->next->prev = w->prev;
   w->next = w->prev = NULL;
 }

@@ -126,11 +126,11 @@ enum wtp_header_word {
 
 /* Slot words, offsets within a slot's stride. */
 enum wtp_slot_word {
-  WTP_S_STATE = 0,  /* enum wtp_slot_state; workers park on this word */
-  WTP_S_TID = 1,    /* last tid assigned; persists after the thread ends */
-  WTP_S_ARG = 2,    /* start argument of the assigned thread */
-  WTP_S_FLAGS = 3,  /* WTP_FLAG_* */
-  WTP_S_THREAD = 4  /* OS thread id of the serving worker, written once */
+  WTP_S_STATE = 0, /* enum wtp_slot_state; workers park on this word */
+  WTP_S_TID = 1,   /* last tid assigned; persists after the thread ends */
+  WTP_S_ARG = 2,   /* start argument of the assigned thread */
+  WTP_S_FLAGS = 3, /* WTP_FLAG_* */
+  WTP_S_THREAD = 4 /* OS thread id of the serving worker, written once */
 };
 
 enum wtp_slot_state {
@@ -165,12 +165,12 @@ enum wtp_slot_state {
  * and lib/layout.js (WASI_THREAD_POOL_REASONS). */
 typedef enum wtp_reason {
   WTP_REASON_NONE = 0,
-  WTP_REASON_POOL_EXHAUSTED = 1,      /* "pool-exhausted" */
-  WTP_REASON_WORKER_CREATE_FAILED = 2,/* "worker-create-failed" */
-  WTP_REASON_TID_EXHAUSTED = 3,       /* "tid-exhausted" */
-  WTP_REASON_DISPATCH_FAILED = 4,     /* "dispatch-failed" */
-  WTP_REASON_INTERRUPTED = 5,         /* embedder asked to stop (thread ending) */
-  WTP_REASON_TERMINATED = 6           /* "terminated": the pool was closed */
+  WTP_REASON_POOL_EXHAUSTED = 1,       /* "pool-exhausted" */
+  WTP_REASON_WORKER_CREATE_FAILED = 2, /* "worker-create-failed" */
+  WTP_REASON_TID_EXHAUSTED = 3,        /* "tid-exhausted" */
+  WTP_REASON_DISPATCH_FAILED = 4,      /* "dispatch-failed" */
+  WTP_REASON_INTERRUPTED = 5, /* embedder asked to stop (thread ending) */
+  WTP_REASON_TERMINATED = 6   /* "terminated": the pool was closed */
 } wtp_reason_t;
 
 /* Status codes of the core's fallible calls. */
@@ -257,23 +257,23 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
  * A wait token (below) is that flag, that change and that check, ready
  * made: an embedder's interrupted() can simply return
  * wtp_token_interrupted(). */
-typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot);  /* 0 ok, else failed */
+typedef int (*wtp_grow_cb)(void* ctx, uint32_t slot); /* 0 ok, else failed */
 typedef int (*wtp_dispatch_cb)(void* ctx, uint32_t slot, int32_t tid,
-                               int32_t arg);           /* 0 ok, else failed */
+                               int32_t arg); /* 0 ok, else failed */
 typedef int (*wtp_interrupted_cb)(void* ctx, int slice_end);
 
 /* The spawn state of one thread (the SDK's createWasiThreadPoolSpawn
  * closure). Not shared between threads. */
 typedef struct wtp_spawner {
   wtp_pool_t pool;
-  uint32_t capacity;     /* wtp_pool_capacity() read once, as the SDK does */
-  double spawn_wait_ms;  /* finite, >= 0 (the binding validates) */
-  int owner;             /* may claim message-dispatch slots */
-  int can_block;         /* 1 for native pools: a native wait always blocks */
-  int starved;           /* 1 once a wait ran out; starved_at is then valid */
-  int32_t starved_at;    /* generation seen when the last wait ran out */
-  wtp_grow_cb grow;      /* NULL: the pool does not grow (browser) */
-  wtp_dispatch_cb dispatch; /* NULL: no message-dispatch slots expected */
+  uint32_t capacity;    /* wtp_pool_capacity() read once, as the SDK does */
+  double spawn_wait_ms; /* finite, >= 0 (the binding validates) */
+  int owner;            /* may claim message-dispatch slots */
+  int can_block;        /* 1 for native pools: a native wait always blocks */
+  int starved;          /* 1 once a wait ran out; starved_at is then valid */
+  int32_t starved_at;   /* generation seen when the last wait ran out */
+  wtp_grow_cb grow;     /* NULL: the pool does not grow (browser) */
+  wtp_dispatch_cb dispatch;       /* NULL: no message-dispatch slots expected */
   wtp_interrupted_cb interrupted; /* NULL: never interrupted */
   void* ctx;
 } wtp_spawner_t;
@@ -300,10 +300,10 @@ enum wtp_run_status { WTP_RUN_DONE = 0, WTP_RUN_RETIRE = 1, WTP_RUN_ERROR = 2 };
 typedef int (*wtp_run_cb)(void* ctx, int32_t tid, int32_t arg);
 
 enum wtp_serve_status {
-  WTP_SERVE_RETIRED = 0,     /* the slot was retired: the normal end */
-  WTP_SERVE_RUN_FALSE = 1,   /* run() returned WTP_RUN_RETIRE; slot retired */
-  WTP_SERVE_RUN_ERROR = 2,   /* run() returned WTP_RUN_ERROR; slot retired */
-  WTP_SERVE_INTERRUPTED = 3  /* interrupted() while parked; slot retired so
+  WTP_SERVE_RETIRED = 0,    /* the slot was retired: the normal end */
+  WTP_SERVE_RUN_FALSE = 1,  /* run() returned WTP_RUN_RETIRE; slot retired */
+  WTP_SERVE_RUN_ERROR = 2,  /* run() returned WTP_RUN_ERROR; slot retired */
+  WTP_SERVE_INTERRUPTED = 3 /* interrupted() while parked; slot retired so
                                 that no spawner assigns a thread to it */
 };
 
@@ -342,8 +342,8 @@ typedef enum wtp_token_kind {
 typedef int (*wtp_backstop_cb)(void* ctx);
 
 typedef struct wtp_wait_token {
-  wtp_pool_t pool;          /* the pool the word belongs to */
-  uint32_t slot;            /* WTP_TOKEN_SLOT: the slot */
+  wtp_pool_t pool; /* the pool the word belongs to */
+  uint32_t slot;   /* WTP_TOKEN_SLOT: the slot */
   wtp_token_kind_t kind;
   int32_t thread_id;
   int32_t stop;             /* 0 / 1, accessed only through atomics */
@@ -357,9 +357,8 @@ typedef struct wtp_wait_token {
 /* Fills *token and adds it to the process's registry. slot is read for
  * WTP_TOKEN_SLOT only (the caller has checked slot < pool->max_slots). */
 void wtp_token_register(wtp_wait_token_t* token, const wtp_pool_t* pool,
-                        wtp_token_kind_t kind, uint32_t slot,
-                        int32_t thread_id, wtp_backstop_cb backstop,
-                        void* backstop_ctx);
+                        wtp_token_kind_t kind, uint32_t slot, int32_t thread_id,
+                        wtp_backstop_cb backstop, void* backstop_ctx);
 /* Removes *token from the registry; no stopper touches it afterwards. */
 void wtp_token_unregister(wtp_wait_token_t* token);
 /* The interrupted() answer for the token's wait: 1 if stopped (or after

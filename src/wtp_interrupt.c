@@ -69,9 +69,8 @@ static inline _Atomic int32_t* stop_word(wtp_wait_token_t* token) {
 }
 
 void wtp_token_register(wtp_wait_token_t* token, const wtp_pool_t* pool,
-                        wtp_token_kind_t kind, uint32_t slot,
-                        int32_t thread_id, wtp_backstop_cb backstop,
-                        void* backstop_ctx) {
+                        wtp_token_kind_t kind, uint32_t slot, int32_t thread_id,
+                        wtp_backstop_cb backstop, void* backstop_ctx) {
   token->pool = *pool;
   token->kind = kind;
   token->slot = slot;
@@ -124,9 +123,7 @@ static void stop_registered(int all, int32_t thread_id) {
   unlock_registry();
 }
 
-void wtp_interrupt_thread(int32_t thread_id) {
-  stop_registered(0, thread_id);
-}
+void wtp_interrupt_thread(int32_t thread_id) { stop_registered(0, thread_id); }
 
 void wtp_interrupt_all(void) {
   /* seq_cst: pairs with the seq_cst load in wtp_token_interrupted. */

@@ -310,7 +310,7 @@ static int spin(_Atomic int32_t* word, int32_t expected) {
 }
 
 int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
-               wtp_interrupted_cb interrupted, void* ctx) {
+              wtp_interrupted_cb interrupted, void* ctx) {
   _Atomic int32_t* word = as_atomic(addr);
 
   /* A waiter whose stop is already visible neither spins nor sleeps (a

@@ -105,10 +105,10 @@ extern "C" {
 #endif
 
 enum wtp_park_result {
-  WTP_PARK_CHANGED = 0,     /* the value differed, or a wake (maybe spurious)
+  WTP_PARK_CHANGED = 0,    /* the value differed, or a wake (maybe spurious)
                                arrived: the caller re-reads the word */
-  WTP_PARK_TIMEOUT = 1,     /* deadline_ns passed with the value unchanged */
-  WTP_PARK_INTERRUPTED = 2  /* interrupted() returned nonzero between slices */
+  WTP_PARK_TIMEOUT = 1,    /* deadline_ns passed with the value unchanged */
+  WTP_PARK_INTERRUPTED = 2 /* interrupted() returned nonzero between slices */
 };
 
 /* Waits while *addr == expected, until the monotonic clock (wtp__now_ns)
@@ -128,7 +128,7 @@ enum wtp_park_result {
  * seq_cst atomic write (store, RMW) before calling wtp__unpark_*: that is
  * the waker's half of the invariant in wtp_park.c. */
 int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
-               wtp_interrupted_cb interrupted, void* ctx);
+              wtp_interrupted_cb interrupted, void* ctx);
 
 /* Wakes one / every thread parked on addr; no system call at all when the
  * counter of addr's bucket is 0. */

@@ -116,7 +116,8 @@
 
 /* Bound on max_slots, so that every word index 8 + 8*slot + 7 fits in an
  * int32 and a uint32 (a JS Int32Array cannot be that long anyway). */
-#define SLOTS_LIMIT ((uint32_t)((INT32_MAX - WTP_HEADER_WORDS) / WTP_SLOT_WORDS))
+#define SLOTS_LIMIT \
+  ((uint32_t)((INT32_MAX - WTP_HEADER_WORDS) / WTP_SLOT_WORDS))
 
 static inline _Atomic int32_t* header_word(const wtp_pool_t* pool, int word) {
   return (_Atomic int32_t*)(pool->words + word);
@@ -124,13 +125,13 @@ static inline _Atomic int32_t* header_word(const wtp_pool_t* pool, int word) {
 
 /* The caller has checked slot < pool->max_slots. */
 static inline _Atomic int32_t* slot_word(const wtp_pool_t* pool, uint32_t slot,
-                                  int word) {
+                                         int word) {
   return (_Atomic int32_t*)(pool->words + WTP_HEADER_WORDS +
                             (size_t)WTP_SLOT_WORDS * slot + word);
 }
 
 static inline int32_t* slot_word_ptr(const wtp_pool_t* pool, uint32_t slot,
-                                int word) {
+                                     int word) {
   return pool->words + WTP_HEADER_WORDS + (size_t)WTP_SLOT_WORDS * slot + word;
 }
 
@@ -203,10 +204,12 @@ int wtp_pool_format(const wtp_pool_t* pool, uint32_t capacity, int32_t impl) {
   if (capacity > pool->max_slots) return WTP_EINVAL;
   /* Relaxed: the buffer is not shared yet; whatever later shares it
    * (postMessage, thread creation) synchronizes with these stores. */
-  atomic_store_explicit(header_word(pool, WTP_H_NEXT_TID), 1, memory_order_relaxed);
+  atomic_store_explicit(header_word(pool, WTP_H_NEXT_TID), 1,
+                        memory_order_relaxed);
   atomic_store_explicit(header_word(pool, WTP_H_CAPACITY), (int32_t)capacity,
                         memory_order_relaxed);
-  atomic_store_explicit(header_word(pool, WTP_H_IMPL), impl, memory_order_relaxed);
+  atomic_store_explicit(header_word(pool, WTP_H_IMPL), impl,
+                        memory_order_relaxed);
   return WTP_OK;
 }
 
@@ -234,7 +237,8 @@ uint32_t wtp_pool_slots(const wtp_pool_t* pool) {
 void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t slot_count) {
   /* seq_cst as the SDK's Atomics.store; no bump, no wake (slots opened this
    * way are PENDING until armed, and arming bumps). */
-  atomic_store_explicit(header_word(pool, WTP_H_SLOTS), slot_count, memory_order_seq_cst);
+  atomic_store_explicit(header_word(pool, WTP_H_SLOTS), slot_count,
+                        memory_order_seq_cst);
 }
 
 /* Unconditional -> RETIRED. seq_cst store (K1 for the slot word), wake every
@@ -289,7 +293,8 @@ int wtp_slot_state(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
 int wtp_slot_last_tid(const wtp_pool_t* pool, uint32_t slot, int32_t* out) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
   /* Relaxed: a snapshot for reporting; the SDK's load promises no more. */
-  *out = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *out = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID),
+                              memory_order_relaxed);
   return WTP_OK;
 }
 
@@ -300,7 +305,8 @@ int wtp_slot_running(const wtp_pool_t* pool, uint32_t slot, int32_t* tid) {
   int32_t state = atomic_load_explicit(slot_word(pool, slot, WTP_S_STATE),
                                        memory_order_acquire);
   if (state != WTP_ASSIGNED && state != WTP_RUNNING) return 0;
-  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
+  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID),
+                              memory_order_relaxed);
   return 1;
 }
 
@@ -332,9 +338,8 @@ int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
      * only the owner claims, on the same thread, and which no worker moves
      * out of ASSIGNED) and for a dispatch it just failed, so no second party
      * can recycle the slot in between. */
-    if (atomic_compare_exchange_strong_explicit(state, &s, WTP_IDLE,
-                                                memory_order_seq_cst,
-                                                memory_order_relaxed)) {
+    if (atomic_compare_exchange_strong_explicit(
+            state, &s, WTP_IDLE, memory_order_seq_cst, memory_order_relaxed)) {
       running_left(s);
       bump(pool);
       *released = 1;
@@ -344,7 +349,7 @@ int wtp_slot_release_if_running(const wtp_pool_t* pool, uint32_t slot,
 }
 
 static int take_assignment(const wtp_pool_t* pool, uint32_t slot, int32_t* tid,
-                int32_t* arg) {
+                           int32_t* arg) {
   int32_t expected = WTP_ASSIGNED;
   /* Acquire: reads the spawner's release CAS CLAIMED -> ASSIGNED, making its
    * relaxed stores of S_TID and S_ARG visible. No wake, no bump (SDK). */
@@ -352,8 +357,10 @@ static int take_assignment(const wtp_pool_t* pool, uint32_t slot, int32_t* tid,
           slot_word(pool, slot, WTP_S_STATE), &expected, WTP_RUNNING,
           memory_order_acquire, memory_order_relaxed))
     return 0;
-  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID), memory_order_relaxed);
-  *arg = atomic_load_explicit(slot_word(pool, slot, WTP_S_ARG), memory_order_relaxed);
+  *tid = atomic_load_explicit(slot_word(pool, slot, WTP_S_TID),
+                              memory_order_relaxed);
+  *arg = atomic_load_explicit(slot_word(pool, slot, WTP_S_ARG),
+                              memory_order_relaxed);
   return 1;
 }
 
@@ -391,8 +398,10 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out) {
   for (uint32_t i = 0; i < slots; i++) {
     int32_t s = atomic_load_explicit(slot_word(pool, i, WTP_S_STATE),
                                      memory_order_relaxed);
-    if (s == WTP_CLAIMED || s == WTP_ASSIGNED || s == WTP_RUNNING) active++;
-    else if (s == WTP_IDLE) idle++;
+    if (s == WTP_CLAIMED || s == WTP_ASSIGNED || s == WTP_RUNNING)
+      active++;
+    else if (s == WTP_IDLE)
+      idle++;
     if (atomic_load_explicit(slot_word(pool, i, WTP_S_THREAD),
                              memory_order_relaxed) != 0)
       workers++;
@@ -506,7 +515,8 @@ static int has_room(const wtp_spawner_t* sp) {
 
 static int is_closed(const wtp_pool_t* pool) {
   /* seq_cst: the reader's half of "Closing a pool" (wtp.h). */
-  return (atomic_load_explicit(header_word(pool, WTP_H_IMPL), memory_order_seq_cst) &
+  return (atomic_load_explicit(header_word(pool, WTP_H_IMPL),
+                               memory_order_seq_cst) &
           WTP_IMPL_CLOSED) != 0;
 }
 
@@ -524,9 +534,8 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
     /* seq_cst: the grower's first write of the Dekker pairing with
      * wtp_pool_close's read of H_SLOTS (wtp.h, "Closing a pool"). On failure
      * n is reloaded. */
-    if (atomic_compare_exchange_weak_explicit(slots, &n, n + 1,
-                                              memory_order_seq_cst,
-                                              memory_order_relaxed))
+    if (atomic_compare_exchange_weak_explicit(
+            slots, &n, n + 1, memory_order_seq_cst, memory_order_relaxed))
       break;
   }
   AFTER_RESERVE(pool, (uint32_t)n);
@@ -552,14 +561,14 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
 }
 
 typedef struct claim_state {
-  int timed;          /* deadline and grow_at computed */
-  int waited;         /* parked on the generation at least once */
-  uint64_t deadline;  /* ns, wtp__now_ns clock */
+  int timed;         /* deadline and grow_at computed */
+  int waited;        /* parked on the generation at least once */
+  uint64_t deadline; /* ns, wtp__now_ns clock */
   uint64_t grow_at;
 } claim_state_t;
 
 static uint64_t ms_to_ns(double ms) {
-  if (!(ms > 0)) return 0; /* 0, negative, NaN */
+  if (!(ms > 0)) return 0;               /* 0, negative, NaN */
   if (ms >= 1e12) return UINT64_MAX / 2; /* ~31 years: "never" */
   return (uint64_t)(ms * 1e6);
 }
@@ -579,8 +588,8 @@ void wtp__claim_times(uint64_t now, double spawn_wait_ms, int can_block,
 
 /* The rules of wtp_claim.h, in their order. */
 wtp__claim_step_t wtp__claim_next(const wtp__claim_view_t* v) {
-  wtp__claim_step_t step = {WTP__CLAIM_DECLINE, 0, 0,
-                            WTP_REASON_POOL_EXHAUSTED, 0};
+  wtp__claim_step_t step = {WTP__CLAIM_DECLINE, 0, 0, WTP_REASON_POOL_EXHAUSTED,
+                            0};
   if (v->room && (v->live == 0 || v->now >= v->grow_at)) {
     step.action = WTP__CLAIM_GROW;
     step.reason = WTP_REASON_NONE;
@@ -618,8 +627,8 @@ static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
  * slot is ours or the claim declines. Returns the slot, with *dispatch set
  * as claim_slot read it (0 for a grown slot: see below), or -1 with
  * *reason set. */
-static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
-                     wtp_reason_t* reason, int* dispatch) {
+static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
+                     int* dispatch) {
   const wtp_pool_t* pool = &sp->pool;
   scan_result_t found = scan(sp);
   if (found.slot >= 0) {
@@ -650,10 +659,9 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs,
       return found.slot;
     }
 
-    wtp__claim_view_t view = {found.live,      has_room(sp),
-                              sp->starved,     sp->starved_at,
-                              generation,      wtp__now_ns(),
-                              cs->grow_at,     cs->deadline};
+    wtp__claim_view_t view = {found.live,     has_room(sp), sp->starved,
+                              sp->starved_at, generation,   wtp__now_ns(),
+                              cs->grow_at,    cs->deadline};
     wtp__claim_step_t step = wtp__claim_next(&view);
     if (step.action == WTP__CLAIM_GROW) {
       int32_t slot = grow_one(sp, reason);
@@ -697,9 +705,8 @@ static int32_t next_tid(const wtp_pool_t* pool) {
   int32_t t = atomic_load_explicit(word, memory_order_relaxed);
   for (;;) {
     if (t <= 0 || t > WTP_MAX_TID) return t;
-    if (atomic_compare_exchange_weak_explicit(word, &t, t + 1,
-                                              memory_order_relaxed,
-                                              memory_order_relaxed))
+    if (atomic_compare_exchange_weak_explicit(
+            word, &t, t + 1, memory_order_relaxed, memory_order_relaxed))
       return t;
   }
 }
@@ -746,7 +753,8 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
     int dispatch = 0;
     int32_t slot = claim(sp, &cs, &reason, &dispatch);
     if (slot < 0) {
-      if (reason == WTP_REASON_POOL_EXHAUSTED) increment_statistic(pool, WTP_H_DECLINED);
+      if (reason == WTP_REASON_POOL_EXHAUSTED)
+        increment_statistic(pool, WTP_H_DECLINED);
       res.reason = reason;
       return res;
     }
@@ -773,7 +781,8 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
      * relaxed stores, published by the release CAS below. */
     int32_t old_tid = atomic_load_explicit(slot_word(pool, s, WTP_S_TID),
                                            memory_order_relaxed);
-    atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid, memory_order_relaxed);
+    atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid,
+                          memory_order_relaxed);
     atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
                           memory_order_relaxed);
     int32_t expected = WTP_CLAIMED;
@@ -791,9 +800,9 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
        * previous last-tid back if our store is still there, keep the tid,
        * and claim again against the same deadline. */
       int32_t mine = tid;
-      atomic_compare_exchange_strong_explicit(slot_word(pool, s, WTP_S_TID), &mine,
-                                              old_tid, memory_order_relaxed,
-                                              memory_order_relaxed);
+      atomic_compare_exchange_strong_explicit(
+          slot_word(pool, s, WTP_S_TID), &mine, old_tid, memory_order_relaxed,
+          memory_order_relaxed);
       continue;
     }
 
@@ -843,7 +852,7 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
       /* PENDING, IDLE, CLAIMED, RUNNING or unknown: wait for a change. No
        * deadline; wtp__park slices the wait and polls interrupted(). */
       if (wtp__park(slot_word_ptr(pool, slot, WTP_S_STATE), s, UINT64_MAX,
-                     interrupted, ctx) == WTP_PARK_INTERRUPTED) {
+                    interrupted, ctx) == WTP_PARK_INTERRUPTED) {
         retire(pool, slot); /* refinement (b) */
         return WTP_SERVE_INTERRUPTED;
       }

@@ -62,7 +62,8 @@ static uint64_t now_ns(void) {
 }
 
 static void futex_wait(_Atomic int32_t* addr, int32_t expected) {
-  syscall(SYS_futex, (int32_t*)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+  syscall(SYS_futex, (int32_t*)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL,
+          0);
 }
 static void futex_wake(_Atomic int32_t* addr) {
   syscall(SYS_futex, (int32_t*)addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -124,22 +125,38 @@ static double pct(uint64_t* v, long n, double p) {
 
 static void print_stats(const char* name, uint64_t* v, long n) {
   qsort(v, (size_t)n, sizeof *v, cmp_u64);
-  printf("\"%s\":{\"p10\":%.0f,\"p50\":%.0f,\"p90\":%.0f,\"p99\":%.0f,\"min\":%.0f,\"max\":%.0f}", name,
-         pct(v, n, 0.10), pct(v, n, 0.50), pct(v, n, 0.90), pct(v, n, 0.99), (double)v[0],
-         (double)v[n - 1]);
+  printf(
+      "\"%s\":{\"p10\":%.0f,\"p50\":%.0f,\"p90\":%.0f,\"p99\":%.0f,\"min\":%.0f,\"max\":%.0f}",
+      name, pct(v, n, 0.10), pct(v, n, 0.50), pct(v, n, 0.90), pct(v, n, 0.99),
+      (double)v[0], (double)v[n - 1]);
 }
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
-    if (!strcmp(a, "--mode")) { mode_spin = !strcmp(v, "spin"); i++; }
-    else if (!strcmp(a, "--spin")) { spin_limit = atol(v); i++; }
-    else if (!strcmp(a, "--iters")) { iters = atol(v); i++; }
-    else if (!strcmp(a, "--warmup")) { warmup = atol(v); i++; }
-    else if (!strcmp(a, "--gap-us")) { gap_ns = (long)(atof(v) * 1000); i++; }
-    else if (!strcmp(a, "--pin")) { pin = !strcmp(v, "same") ? 1 : !strcmp(v, "diff") ? 2 : 0; i++; }
-    else { fprintf(stderr, "unknown argument %s\n", a); return 2; }
+    if (!strcmp(a, "--mode")) {
+      mode_spin = !strcmp(v, "spin");
+      i++;
+    } else if (!strcmp(a, "--spin")) {
+      spin_limit = atol(v);
+      i++;
+    } else if (!strcmp(a, "--iters")) {
+      iters = atol(v);
+      i++;
+    } else if (!strcmp(a, "--warmup")) {
+      warmup = atol(v);
+      i++;
+    } else if (!strcmp(a, "--gap-us")) {
+      gap_ns = (long)(atof(v) * 1000);
+      i++;
+    } else if (!strcmp(a, "--pin")) {
+      pin = !strcmp(v, "same") ? 1 : !strcmp(v, "diff") ? 2 : 0;
+      i++;
+    } else {
+      fprintf(stderr, "unknown argument %s\n", a);
+      return 2;
+    }
   }
   if (iters < 1) iters = 1;
   rt = calloc((size_t)iters, sizeof *rt);
@@ -160,7 +177,11 @@ int main(int argc, char** argv) {
   long total = warmup + iters;
   uint64_t wall0 = 0;
   for (long i = 0; i < total; i++) {
-    if (i == warmup) { wall0 = now_ns(); atomic_store(&wakes, 0); atomic_store(&parks, 0); }
+    if (i == warmup) {
+      wall0 = now_ns();
+      atomic_store(&wakes, 0);
+      atomic_store(&parks, 0);
+    }
     if (gap_ns) {
       uint64_t until = now_ns() + (uint64_t)gap_ns;
       while (now_ns() < until) __builtin_ia32_pause();
@@ -169,18 +190,25 @@ int main(int argc, char** argv) {
     atomic_store(&sent_at, t0);
     long wakes0 = atomic_load_explicit(&wakes, memory_order_relaxed);
     signal_event(&ping);
-    if (i >= warmup && atomic_load_explicit(&wakes, memory_order_relaxed) != wakes0) wk[nwk++] = now_ns() - t0;
+    if (i >= warmup &&
+        atomic_load_explicit(&wakes, memory_order_relaxed) != wakes0)
+      wk[nwk++] = now_ns() - t0;
     wait_event(&pong, (int32_t)i);
     if (i >= warmup) rt[i - warmup] = now_ns() - t0;
   }
   uint64_t wall = now_ns() - wall0;
   pthread_join(t, NULL);
-  printf("{\"mode\":\"%s\",\"spin\":%ld,\"gapUs\":%.1f,\"pin\":\"%s\",\"iters\":%ld,"
-         "\"spinStepNs\":%.2f,\"wallNs\":%llu,\"wakesPerIter\":%.3f,\"parksPerIter\":%.3f,",
-         mode_spin ? "spin" : "futex", mode_spin ? spin_limit : 0, (double)gap_ns / 1000.0,
-         pin == 1 ? "same" : pin == 2 ? "diff" : "none", iters, spin_step_ns,
-         (unsigned long long)wall, (double)atomic_load(&wakes) / (double)iters,
-         (double)atomic_load(&parks) / (double)iters);
+  printf(
+      "{\"mode\":\"%s\",\"spin\":%ld,\"gapUs\":%.1f,\"pin\":\"%s\",\"iters\":%ld,"
+      "\"spinStepNs\":%.2f,\"wallNs\":%llu,\"wakesPerIter\":%.3f,\"parksPerIter\":%.3f,",
+      mode_spin ? "spin" : "futex", mode_spin ? spin_limit : 0,
+      (double)gap_ns / 1000.0,
+      pin == 1   ? "same"
+      : pin == 2 ? "diff"
+                 : "none",
+      iters, spin_step_ns, (unsigned long long)wall,
+      (double)atomic_load(&wakes) / (double)iters,
+      (double)atomic_load(&parks) / (double)iters);
   print_stats("roundTripNs", rt, iters);
   printf(",");
   print_stats("oneWayNs", ow, iters);

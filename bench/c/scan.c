@@ -30,7 +30,8 @@ static int scan_cas_first(uint32_t slots, uint32_t* live) {
   for (uint32_t i = 0; i < slots; i++) {
     _Atomic int32_t* st = &words[8 + 8 * i];
     int32_t expected = 1;
-    if (atomic_compare_exchange_strong_explicit(st, &expected, 2, memory_order_acquire, memory_order_relaxed)) {
+    if (atomic_compare_exchange_strong_explicit(
+            st, &expected, 2, memory_order_acquire, memory_order_relaxed)) {
       *live = seen + 1;
       return (int)i;
     }
@@ -47,7 +48,8 @@ static int scan_load_first(uint32_t slots, uint32_t* live) {
     int32_t s = atomic_load_explicit(st, memory_order_relaxed);
     if (s == 1) {
       int32_t expected = 1;
-      if (atomic_compare_exchange_strong_explicit(st, &expected, 2, memory_order_acquire, memory_order_relaxed)) {
+      if (atomic_compare_exchange_strong_explicit(
+              st, &expected, 2, memory_order_acquire, memory_order_relaxed)) {
         *live = seen + 1;
         return (int)i;
       }
@@ -70,11 +72,15 @@ int main(int argc, char** argv) {
     uint32_t live = 0;
     uint64_t t0 = now_ns();
     for (long k = 0; k < iters; k++) {
-      int s = variant == 0 ? scan_cas_first(slots, &live) : scan_load_first(slots, &live);
-      if (s >= 0) atomic_store_explicit(&words[8 + 8 * s], 1, memory_order_release);
+      int s = variant == 0 ? scan_cas_first(slots, &live)
+                           : scan_load_first(slots, &live);
+      if (s >= 0)
+        atomic_store_explicit(&words[8 + 8 * s], 1, memory_order_release);
     }
     result[variant] = (double)(now_ns() - t0) / (double)iters;
   }
-  printf("{\"slots\":%u,\"busy\":%u,\"casFirstNs\":%.0f,\"loadFirstNs\":%.0f}\n", slots, busy, result[0], result[1]);
+  printf(
+      "{\"slots\":%u,\"busy\":%u,\"casFirstNs\":%.0f,\"loadFirstNs\":%.0f}\n",
+      slots, busy, result[0], result[1]);
   return 0;
 }

@@ -71,9 +71,10 @@ int main(int argc, char** argv) {
   atomic_store(&stop, 1);
   for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
   double stop_ms = (double)(wtp__now_ns() - s0) / 1e6;
-  printf("slice %3d ms: %d idle threads cost %.2f%% of a core "
-         "(%.0f slice ends/s, %.1f us CPU each); all interrupted in %.1f ms\n",
-         WTP_PARK_SLICE_MS, THREADS, 100 * cpu / wall, n / wall,
-         n ? cpu / n * 1e6 : 0.0, stop_ms);
+  printf(
+      "slice %3d ms: %d idle threads cost %.2f%% of a core "
+      "(%.0f slice ends/s, %.1f us CPU each); all interrupted in %.1f ms\n",
+      WTP_PARK_SLICE_MS, THREADS, 100 * cpu / wall, n / wall,
+      n ? cpu / n * 1e6 : 0.0, stop_ms);
   return 0;
 }

@@ -21,36 +21,35 @@ static const char* harness_test = "";
  * check tells apart from "at once" is longer than this. */
 #define SLACK_MS 150
 
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    atomic_fetch_add(&harness_checks, 1);                                  \
-    if (!(cond)) {                                                         \
-      atomic_fetch_add(&harness_failures, 1);                              \
-      fprintf(stderr, "FAIL %s: %s:%d: %s\n", harness_test, __FILE__,      \
-              __LINE__, #cond);                                            \
-    }                                                                      \
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    atomic_fetch_add(&harness_checks, 1);                             \
+    if (!(cond)) {                                                    \
+      atomic_fetch_add(&harness_failures, 1);                         \
+      fprintf(stderr, "FAIL %s: %s:%d: %s\n", harness_test, __FILE__, \
+              __LINE__, #cond);                                       \
+    }                                                                 \
   } while (0)
 
-#define CHECK_EQ(a, b)                                                     \
-  do {                                                                     \
-    long long check_a_ = (long long)(a), check_b_ = (long long)(b);        \
-    atomic_fetch_add(&harness_checks, 1);                                  \
-    if (check_a_ != check_b_) {                                            \
-      atomic_fetch_add(&harness_failures, 1);                              \
-      fprintf(stderr, "FAIL %s: %s:%d: %s == %s (%lld != %lld)\n",         \
-              harness_test, __FILE__, __LINE__, #a, #b, check_a_,          \
-              check_b_);                                                   \
-    }                                                                      \
+#define CHECK_EQ(a, b)                                                       \
+  do {                                                                       \
+    long long check_a_ = (long long)(a), check_b_ = (long long)(b);          \
+    atomic_fetch_add(&harness_checks, 1);                                    \
+    if (check_a_ != check_b_) {                                              \
+      atomic_fetch_add(&harness_failures, 1);                                \
+      fprintf(stderr, "FAIL %s: %s:%d: %s == %s (%lld != %lld)\n",           \
+              harness_test, __FILE__, __LINE__, #a, #b, check_a_, check_b_); \
+    }                                                                        \
   } while (0)
 
-#define RUN(fn)                                                            \
-  do {                                                                     \
-    int before_ = atomic_load(&harness_failures);                          \
-    harness_test = #fn;                                                    \
-    fn();                                                                  \
-    printf("  %-4s %s\n",                                                  \
-           atomic_load(&harness_failures) == before_ ? "ok" : "FAIL", #fn);\
-    fflush(stdout);                                                        \
+#define RUN(fn)                                                             \
+  do {                                                                      \
+    int before_ = atomic_load(&harness_failures);                           \
+    harness_test = #fn;                                                     \
+    fn();                                                                   \
+    printf("  %-4s %s\n",                                                   \
+           atomic_load(&harness_failures) == before_ ? "ok" : "FAIL", #fn); \
+    fflush(stdout);                                                         \
   } while (0)
 
 static int harness_summary(const char* binary) {

@@ -27,7 +27,7 @@ typedef struct claim_case {
 #define GROW (1002 * MS)
 #define DEAD (1250 * MS)
 #define VIEW(live, room, starved, starved_at, gen, now) \
-  {(live), (room), (starved), (starved_at), (gen), (now), GROW, DEAD}
+  { (live), (room), (starved), (starved_at), (gen), (now), GROW, DEAD }
 
 static const claim_case_t cases[] = {
     /* Rule 1: grow when nothing can come free, or once the delay passed. */
@@ -40,10 +40,10 @@ static const claim_case_t cases[] = {
     {"room past the deadline still grows", VIEW(3, 1, 0, 0, 5, DEAD + MS),
      WTP__CLAIM_GROW, 1, 0, 0, WTP_REASON_NONE},
     /* Rule 5 with room: wait for a worker until the grow time. */
-    {"busy pool with room waits until the grow time",
-     VIEW(3, 1, 0, 0, 5, T0), WTP__CLAIM_WAIT, 5, GROW, 0, WTP_REASON_NONE},
-    {"room: the starvation memory does not apply",
-     VIEW(3, 1, 1, 5, 5, T0), WTP__CLAIM_WAIT, 5, GROW, 0, WTP_REASON_NONE},
+    {"busy pool with room waits until the grow time", VIEW(3, 1, 0, 0, 5, T0),
+     WTP__CLAIM_WAIT, 5, GROW, 0, WTP_REASON_NONE},
+    {"room: the starvation memory does not apply", VIEW(3, 1, 1, 5, 5, T0),
+     WTP__CLAIM_WAIT, 5, GROW, 0, WTP_REASON_NONE},
     /* Rule 2: nothing can come free, no room: decline at once. */
     {"dead pool without room declines at once", VIEW(0, 0, 0, 0, 5, T0),
      WTP__CLAIM_DECLINE, 2, 0, 0, WTP_REASON_POOL_EXHAUSTED},
@@ -62,13 +62,12 @@ static const claim_case_t cases[] = {
     {"deadline passed declines and starves", VIEW(2, 0, 1, 4, 5, DEAD + 1),
      WTP__CLAIM_DECLINE, 4, 0, 1, WTP_REASON_POOL_EXHAUSTED},
     /* Rule 5 without room: wait until the deadline. */
-    {"busy pool without room waits until the deadline",
-     VIEW(1, 0, 0, 0, 5, T0), WTP__CLAIM_WAIT, 5, DEAD, 0, WTP_REASON_NONE},
+    {"busy pool without room waits until the deadline", VIEW(1, 0, 0, 0, 5, T0),
+     WTP__CLAIM_WAIT, 5, DEAD, 0, WTP_REASON_NONE},
     {"one ns before the deadline still waits", VIEW(1, 0, 0, 0, 5, DEAD - 1),
      WTP__CLAIM_WAIT, 5, DEAD, 0, WTP_REASON_NONE},
-    {"negative generations compare as values",
-     VIEW(1, 0, 1, -7, -7, T0), WTP__CLAIM_DECLINE, 3, 0, 0,
-     WTP_REASON_POOL_EXHAUSTED},
+    {"negative generations compare as values", VIEW(1, 0, 1, -7, -7, T0),
+     WTP__CLAIM_DECLINE, 3, 0, 0, WTP_REASON_POOL_EXHAUSTED},
 };
 
 static void test_claim_rules(void) {
@@ -78,8 +77,7 @@ static void test_claim_rules(void) {
     int ok = step.action == c->action && step.rule == c->rule;
     if (c->action == WTP__CLAIM_WAIT) ok = ok && step.until == c->until;
     if (c->action == WTP__CLAIM_DECLINE)
-      ok = ok && step.now_starved == c->now_starved &&
-           step.reason == c->reason;
+      ok = ok && step.now_starved == c->now_starved && step.reason == c->reason;
     if (c->action == WTP__CLAIM_GROW) ok = ok && step.reason == WTP_REASON_NONE;
     if (!ok)
       fprintf(stderr,
@@ -96,8 +94,8 @@ static void test_claim_rules(void) {
  * be a busy loop. Swept over live, room, starved and now around both
  * times. */
 static void test_wait_is_in_the_future(void) {
-  const uint64_t nows[] = {0, T0, GROW - 1, GROW, GROW + 1, DEAD - 1, DEAD,
-                           DEAD + 1, UINT64_MAX - 1};
+  const uint64_t nows[] = {0,        T0,   GROW - 1, GROW,          GROW + 1,
+                           DEAD - 1, DEAD, DEAD + 1, UINT64_MAX - 1};
   for (uint32_t live = 0; live < 3; live++)
     for (int room = 0; room < 2; room++)
       for (int starved = 0; starved < 2; starved++)
@@ -122,11 +120,11 @@ static void test_claim_times(void) {
       {250, 1, T0, T0 + 2 * MS, T0 + 250 * MS},
       {1, 1, T0, T0 + 1 * MS, T0 + 1 * MS}, /* grow no later than the wait */
       {0, 1, T0, T0, T0},
-      {250, 0, T0, T0, T0},   /* cannot block: no wait at all */
-      {-5, 1, T0, T0, T0},    /* negative: 0 */
-      {NAN, 1, T0, T0, T0},   /* NaN: 0 */
+      {250, 0, T0, T0, T0}, /* cannot block: no wait at all */
+      {-5, 1, T0, T0, T0},  /* negative: 0 */
+      {NAN, 1, T0, T0, T0}, /* NaN: 0 */
       {0.5, 1, T0, T0 + MS / 2, T0 + MS / 2},
-      {1e12, 1, T0, T0 + 2 * MS, T0 + UINT64_MAX / 2}, /* "never" */
+      {1e12, 1, T0, T0 + 2 * MS, T0 + UINT64_MAX / 2},           /* "never" */
       {250, 1, UINT64_MAX - 10, UINT64_MAX - 1, UINT64_MAX - 1}, /* saturates */
   };
   for (size_t i = 0; i < sizeof(cases_t) / sizeof(cases_t[0]); i++) {

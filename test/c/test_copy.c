@@ -21,8 +21,9 @@ static void* load(const char* path, other_copy_fn* fn) {
   void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
   CHECK(handle != NULL);
-  *fn = handle ? (other_copy_fn)(uintptr_t)dlsym(handle, "wtp__other_addon_copy")
-               : NULL;
+  *fn = handle
+            ? (other_copy_fn)(uintptr_t)dlsym(handle, "wtp__other_addon_copy")
+            : NULL;
   CHECK(*fn != NULL);
   return handle;
 }

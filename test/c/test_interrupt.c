@@ -60,10 +60,8 @@ static void test_stop_marks_one_thread(void) {
   wtp_wait_token_t slot_a, slot_b, gen_a, gen_b;
   wtp_token_register(&slot_a, &p.pool, WTP_TOKEN_SLOT, 0, 101, NULL, NULL);
   wtp_token_register(&slot_b, &p.pool, WTP_TOKEN_SLOT, 1, 102, NULL, NULL);
-  wtp_token_register(&gen_a, &p.pool, WTP_TOKEN_GENERATION, 0, 101, NULL,
-                     NULL);
-  wtp_token_register(&gen_b, &p.pool, WTP_TOKEN_GENERATION, 0, 102, NULL,
-                     NULL);
+  wtp_token_register(&gen_a, &p.pool, WTP_TOKEN_GENERATION, 0, 101, NULL, NULL);
+  wtp_token_register(&gen_b, &p.pool, WTP_TOKEN_GENERATION, 0, 102, NULL, NULL);
   CHECK_EQ(wtp_token_interrupted(&slot_a, 0), 0);
   CHECK_EQ(wtp_token_interrupted(&gen_a, 1), 0);
 
@@ -180,8 +178,8 @@ static void* serving_main(void* arg) {
   wtp_token_register(&s->token, &s->p->pool, WTP_TOKEN_SLOT, s->slot,
                      s->thread_id, s->backstop, s->backstop_ctx);
   atomic_store(&s->registered, 1);
-  s->status = wtp_serve(&s->p->pool, s->slot, 0, serving_run,
-                        serving_interrupted, s);
+  s->status =
+      wtp_serve(&s->p->pool, s->slot, 0, serving_run, serving_interrupted, s);
   s->returned_at = wtp__now_ns();
   wtp_token_unregister(&s->token);
   return NULL;
@@ -292,7 +290,8 @@ static void test_stop_ends_spawn_promptly(void) {
   CHECK_EQ(pthread_create(&th, NULL, spawner_main, &ws), 0);
   while (!atomic_load(&ws.registered)) sleep_ms(1);
   sleep_ms(20);
-  int32_t declined = __atomic_load_n(&p.words[WTP_H_DECLINED], __ATOMIC_SEQ_CST);
+  int32_t declined =
+      __atomic_load_n(&p.words[WTP_H_DECLINED], __ATOMIC_SEQ_CST);
   uint64_t t0 = wtp__now_ns();
   wtp_interrupt_thread(601);
   pthread_join(th, NULL);
@@ -324,8 +323,8 @@ static void* churn_main(void* arg) {
     wtp_wait_token_t a, b;
     wtp_token_register(&a, &p.pool, WTP_TOKEN_SLOT, (uint32_t)(i & 1),
                        c->thread_id, NULL, NULL);
-    wtp_token_register(&b, &p.pool, WTP_TOKEN_GENERATION, 0, c->thread_id,
-                       NULL, NULL);
+    wtp_token_register(&b, &p.pool, WTP_TOKEN_GENERATION, 0, c->thread_id, NULL,
+                       NULL);
     (void)wtp_token_interrupted(&a, 0);
     wtp_token_unregister(&a);
     (void)wtp_token_interrupted(&b, 0);
@@ -375,8 +374,7 @@ static void test_interrupt_all(void) {
   CHECK(ms_since(t0) < WTP_PARK_SLICE_MS / 2.0);
   /* A token registered afterwards is stopped from the start. */
   wtp_wait_token_t late;
-  wtp_token_register(&late, &p.pool, WTP_TOKEN_GENERATION, 0, 803, NULL,
-                     NULL);
+  wtp_token_register(&late, &p.pool, WTP_TOKEN_GENERATION, 0, 803, NULL, NULL);
   CHECK_EQ(wtp_token_interrupted(&late, 0), 1);
   wtp_token_unregister(&late);
   free(p.words);

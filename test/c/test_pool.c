@@ -561,11 +561,11 @@ static void test_close_races_reserve(void) {
   wtp__test_after_reserve = NULL;
   CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
   CHECK_EQ(r.tid, -1);
-  CHECK_EQ(g.calls, 0);                     /* no worker grown */
+  CHECK_EQ(g.calls, 0); /* no worker grown */
   CHECK_EQ(H(&t, WTP_H_SLOTS), 1);
   CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED); /* the retire stayed */
-  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1);       /* no tid taken */
-  CHECK_EQ(H(&t, WTP_H_DECLINED), 0);       /* not "pool-exhausted" */
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1);           /* no tid taken */
+  CHECK_EQ(H(&t, WTP_H_DECLINED), 0);           /* not "pool-exhausted" */
   CHECK(wtp_pool_closed(p));
   free_pool(&t);
 
@@ -611,7 +611,8 @@ static void test_close(void) {
   CHECK_EQ(H(&t, WTP_H_IMPL), impl | WTP_IMPL_CLOSED);
   CHECK_EQ(H(&t, WTP_H_IMPL) & WTP_IMPL_MASK, WTP_IMPL_NATIVE);
   for (uint32_t i = 0; i < 3; i++) CHECK_EQ(S(&t, i, WTP_S_STATE), WTP_RETIRED);
-  CHECK_EQ(wtp__park_running(), base + 0); /* the assigned thread was uncounted */
+  CHECK_EQ(wtp__park_running(),
+           base + 0); /* the assigned thread was uncounted */
   int32_t before[8 + 8 * 3];
   for (int i = 0; i < 8 + 8 * 3; i++) before[i] = t.words[i];
   wtp_spawner_t* all[] = {&owner, &guest, &grower};
@@ -983,8 +984,7 @@ static void hostile_spawns(tpool_t* t, int owner, int grow) {
     if (r.slot >= 0) {
       CHECK((uint32_t)r.slot < t->pool.max_slots);
       int released;
-      wtp_slot_release_if_running(&t->pool, (uint32_t)r.slot, r.tid,
-                                  &released);
+      wtp_slot_release_if_running(&t->pool, (uint32_t)r.slot, r.tid, &released);
     }
   }
   CHECK(ms_since(t0) < 500); /* bounded: at most a few 3 ms waits */
@@ -996,8 +996,8 @@ static void hostile_spawns(tpool_t* t, int owner, int grow) {
 }
 
 static void test_hostile(void) {
-  static const int32_t values[] = {INT32_MIN, -5, -1, 0, 1, 3, 4, 5, 1000,
-                                   INT32_MAX};
+  static const int32_t values[] = {INT32_MIN, -5, -1, 0,    1,
+                                   3,         4,  5,  1000, INT32_MAX};
   static const int32_t states[] = {-1, 6, 77, INT32_MIN, INT32_MAX};
   static const int32_t flags[] = {-1, (int32_t)0xfffffffe, 2, 0x7fffffff};
   size_t nv = sizeof values / sizeof values[0];

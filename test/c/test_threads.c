@@ -52,12 +52,12 @@ struct world {
   uint32_t capacity;
   /* per-tid records, indexed by tid */
   int32_t max_tid;
-  atomic_int* runs;      /* times each tid ran */
-  atomic_int* run_arg;   /* the arg it ran with */
-  int32_t* spawned_arg;  /* the arg its spawner passed (spawner writes) */
-  atomic_int bad_tid;    /* runs with a tid out of range */
+  atomic_int* runs;        /* times each tid ran */
+  atomic_int* run_arg;     /* the arg it ran with */
+  int32_t* spawned_arg;    /* the arg its spawner passed (spawner writes) */
+  atomic_int bad_tid;      /* runs with a tid out of range */
   atomic_int run_sleep_us; /* each run sleeps this long */
-  atomic_int stop;       /* interrupted() returns this */
+  atomic_int stop;         /* interrupted() returns this */
   server_t servers[MAX_SERVERS];
   pthread_mutex_t grow_lock; /* grow callbacks run on spawner threads */
   atomic_int grow_fail;
@@ -88,8 +88,8 @@ static int interrupted_cb(void* ctx, int slice_end) {
 
 static void* serve_main(void* p) {
   server_t* s = p;
-  s->status = wtp_serve(&s->w->pool, s->slot, (int32_t)(1000 + s->slot),
-                        run_cb, interrupted_cb, s);
+  s->status = wtp_serve(&s->w->pool, s->slot, (int32_t)(1000 + s->slot), run_cb,
+                        interrupted_cb, s);
   return NULL;
 }
 
@@ -476,7 +476,8 @@ static void test_close_races_growth(void) {
     CHECK_EQ(atomic_load(&r.late_success), 0);
     CHECK_EQ(atomic_load(&r.grows_after), 0);
     uint32_t slots = wtp_pool_slots(&r.pool);
-    for (uint32_t i = 0; i < slots; i++) CHECK_EQ(slot_state(&r.pool, i), WTP_RETIRED);
+    for (uint32_t i = 0; i < slots; i++)
+      CHECK_EQ(slot_state(&r.pool, i), WTP_RETIRED);
     free(words);
   }
 }
@@ -490,8 +491,10 @@ static void test_stress(void) {
   double took = ms_since(t0);
   wtp_report_t rep;
   wtp_pool_report(&w->pool, &rep);
-  printf("       3 x %d spawns through 4 servers: %.0f ms (%.1f us/spawn), "
-         "%d waited\n", per, took, took * 1000 / (3 * per), rep.waited);
+  printf(
+      "       3 x %d spawns through 4 servers: %.0f ms (%.1f us/spawn), "
+      "%d waited\n",
+      per, took, took * 1000 / (3 * per), rep.waited);
   end_world(w, WTP_SERVE_RETIRED);
 
   w = make_world(8, 3 * per);
@@ -530,9 +533,10 @@ static void test_handoff_timing(void) {
   double off = handoff_us(0, rounds);
   double on = handoff_us(-1, rounds);
   double big = handoff_us(WTP_PARK_SPIN_LIMIT * 10, rounds);
-  printf("       handoff latency (spawn -> run -> finish -> next spawn): "
-         "spin off %.1f us, spin %d %.1f us, spin %d %.1f us\n",
-         off, WTP_PARK_SPIN_LIMIT, on, WTP_PARK_SPIN_LIMIT * 10, big);
+  printf(
+      "       handoff latency (spawn -> run -> finish -> next spawn): "
+      "spin off %.1f us, spin %d %.1f us, spin %d %.1f us\n",
+      off, WTP_PARK_SPIN_LIMIT, on, WTP_PARK_SPIN_LIMIT * 10, big);
 }
 
 int main(int argc, char** argv) {

@@ -32,7 +32,9 @@ void __wrap_wtp__wake_all(int32_t* addr) {
 /* ---- helpers ----------------------------------------------------------- */
 
 static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
-static uint64_t in_ms(double ms) { return wtp__now_ns() + (uint64_t)(ms * 1e6); }
+static uint64_t in_ms(double ms) {
+  return wtp__now_ns() + (uint64_t)(ms * 1e6);
+}
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -199,8 +201,7 @@ static void test_park_basics(void) {
   double span = WTP_PARK_SLICE_MS * 2.5;
   atomic_store(&early_polls, 0);
   uint64_t deadline = in_ms(span);
-  CHECK_EQ(wtp__park(&word, 3, deadline, count_polls, NULL),
-           WTP_PARK_TIMEOUT);
+  CHECK_EQ(wtp__park(&word, 3, deadline, count_polls, NULL), WTP_PARK_TIMEOUT);
   CHECK(wtp__now_ns() >= deadline);
   CHECK(atomic_load(&polls) >= 2 && atomic_load(&polls) <= 3);
 
@@ -291,9 +292,9 @@ static void test_stop_prompt(void) {
     while (!atomic_load(&a.started)) sleep_ms(1);
     sleep_ms(round * 3); /* spinning, or (later rounds) maybe parked */
     uint64_t t0 = wtp__now_ns();
-    atomic_store_explicit(&a.stop, 1, memory_order_seq_cst);          /* S1 */
-    __atomic_fetch_add(&a.word, 1, __ATOMIC_SEQ_CST);                 /* K1 */
-    wtp__unpark_all(&a.word);                                        /* K2, K3 */
+    atomic_store_explicit(&a.stop, 1, memory_order_seq_cst); /* S1 */
+    __atomic_fetch_add(&a.word, 1, __ATOMIC_SEQ_CST);        /* K1 */
+    wtp__unpark_all(&a.word);                                /* K2, K3 */
     pthread_join(th, NULL);
     CHECK_EQ(a.result, WTP_PARK_INTERRUPTED);
     double took = (a.returned_at - t0) / 1e6;
@@ -332,8 +333,10 @@ static void test_unpark_skips_syscall(void) {
   t0 = wtp__now_ns();
   for (int i = 0; i < 100000; i++) wtp__wake_all(&word);
   double called = (double)(wtp__now_ns() - t0) / 1e5;
-  printf("       unpark with no waiter: %.1f ns skipped vs %.0f ns with the "
-         "wake system call\n", skipped, called);
+  printf(
+      "       unpark with no waiter: %.1f ns skipped vs %.0f ns with the "
+      "wake system call\n",
+      skipped, called);
 }
 
 /* The Dekker invariant under load: two threads hand a token back and forth
@@ -401,9 +404,10 @@ static void test_no_lost_wakeup(void) {
    * loaded 2-vCPU machine) makes a few. */
   int grid_points = (int)(took / WTP_PARK_SLICE_MS) + 1;
   CHECK(atomic_load(&stale) <= 2 || atomic_load(&stale) * 2 < grid_points);
-  printf("       %d parked handoffs in %.0f ms, %d stale slice ends of %d "
-         "grid points\n", 2 * pp.rounds, took, atomic_load(&stale),
-         grid_points);
+  printf(
+      "       %d parked handoffs in %.0f ms, %d stale slice ends of %d "
+      "grid points\n",
+      2 * pp.rounds, took, atomic_load(&stale), grid_points);
   wtp__park_set_spin_limit(-1);
 }
 

@@ -51,11 +51,11 @@ static uint8_t byte(reader_t* r) {
 }
 
 static const int32_t interesting[] = {
-    0,          1,          -1,          2,          3,
-    4,          5,          6,           7,          8,
-    9,          16,         255,         1024,       0x1ffffffe,
-    0x1fffffff, 0x20000000, 0x7fffffff,  INT32_MIN,  INT32_MIN + 1,
-    0x7774706e, -8,         0x7ffffff0,  -2};
+    0,          1,          -1,         2,         3,
+    4,          5,          6,          7,         8,
+    9,          16,         255,        1024,      0x1ffffffe,
+    0x1fffffff, 0x20000000, 0x7fffffff, INT32_MIN, INT32_MIN + 1,
+    0x7774706e, -8,         0x7ffffff0, -2};
 #define NINTERESTING (sizeof interesting / sizeof interesting[0])
 
 static int32_t value(reader_t* r) {
@@ -79,8 +79,8 @@ static void fail(const char* what, int op, int line) {
   fprintf(stderr, "\n");
   abort();
 }
-#define CHECK(cond, op) \
-  do {                  \
+#define CHECK(cond, op)                     \
+  do {                                      \
     if (!(cond)) fail(#cond, op, __LINE__); \
   } while (0)
 
@@ -93,7 +93,8 @@ typedef struct shadow {
 } shadow_t;
 
 #define SH(s, i) ((s)->w[(i)])
-#define SS(s, slot, off) ((s)->w[WTP_HEADER_WORDS + WTP_SLOT_WORDS * (slot) + (off)])
+#define SS(s, slot, off) \
+  ((s)->w[WTP_HEADER_WORDS + WTP_SLOT_WORDS * (slot) + (off)])
 
 static uint32_t clampu(int32_t v, uint32_t bound) {
   if (v <= 0) return 0;
@@ -126,7 +127,8 @@ typedef struct plan {
 static void sh_release(shadow_t* s, uint32_t slot, int32_t tid, int* released) {
   int32_t st = SS(s, slot, WTP_S_STATE);
   *released = 0;
-  if ((st == WTP_ASSIGNED || st == WTP_RUNNING) && SS(s, slot, WTP_S_TID) == tid) {
+  if ((st == WTP_ASSIGNED || st == WTP_RUNNING) &&
+      SS(s, slot, WTP_S_TID) == tid) {
     SS(s, slot, WTP_S_STATE) = WTP_IDLE;
     sh_inc(s, WTP_H_GENERATION);
     *released = 1;
@@ -249,7 +251,8 @@ static int grow_cb(void* p, uint32_t slot) {
   ctx_t* c = p;
   CHECK(slot < c->pool->max_slots, c->op);
   int32_t st;
-  CHECK(wtp_slot_state(c->pool, slot, &st) == WTP_OK && st == WTP_CLAIMED, c->op);
+  CHECK(wtp_slot_state(c->pool, slot, &st) == WTP_OK && st == WTP_CLAIMED,
+        c->op);
   uint8_t g = c->ngrow < 4 ? c->plan.grow[c->ngrow] : 0;
   c->ngrow++;
   /* A hostile embedder: the owner retires the slot while grow runs. */
@@ -263,7 +266,8 @@ static int dispatch_cb(void* p, uint32_t slot, int32_t tid, int32_t arg) {
   CHECK(slot < c->pool->max_slots, c->op);
   CHECK(tid >= 1 && tid <= WTP_MAX_TID, c->op);
   int32_t st;
-  CHECK(wtp_slot_state(c->pool, slot, &st) == WTP_OK && st == WTP_ASSIGNED, c->op);
+  CHECK(wtp_slot_state(c->pool, slot, &st) == WTP_OK && st == WTP_ASSIGNED,
+        c->op);
   uint8_t d = c->ndispatch < 4 ? c->plan.dispatch[c->ndispatch] : 0;
   c->ndispatch++;
   return (d & 1) ? -1 : 0;
@@ -276,7 +280,8 @@ static void check_result(wtp_spawn_result_t r, const wtp_pool_t* pool, int op) {
     CHECK(r.slot == -1, op);
     CHECK((r.reason >= WTP_REASON_POOL_EXHAUSTED &&
            r.reason <= WTP_REASON_DISPATCH_FAILED) ||
-              r.reason == WTP_REASON_TERMINATED, op);
+              r.reason == WTP_REASON_TERMINATED,
+          op);
   } else {
     CHECK(r.tid >= 1 && r.tid <= WTP_MAX_TID, op);
     CHECK(r.slot >= 0 && (uint32_t)r.slot < pool->max_slots, op);
@@ -303,7 +308,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t mode = byte(&r);
   size_t nwords;
   if (mode & 1) {
-    nwords = WTP_HEADER_WORDS + WTP_SLOT_WORDS * ((mode >> 1) % 8); /* 0..7 slots */
+    nwords =
+        WTP_HEADER_WORDS + WTP_SLOT_WORDS * ((mode >> 1) % 8); /* 0..7 slots */
   } else {
     nwords = (mode >> 1) % MAX_WORDS; /* anything, including < 8 */
   }
@@ -409,7 +415,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           CHECK(b == SS(&sh, slot, WTP_S_TID), op);
           CHECK(c == ((st == WTP_ASSIGNED || st == WTP_RUNNING)
                           ? SS(&sh, slot, WTP_S_TID)
-                          : 0), op);
+                          : 0),
+                op);
         }
         break;
       }
@@ -481,11 +488,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         uint32_t active = 0, idle = 0, workers = 0;
         for (uint32_t i = 0; i < slots; i++) {
           int32_t st = SS(&sh, i, WTP_S_STATE);
-          if (st == WTP_CLAIMED || st == WTP_ASSIGNED || st == WTP_RUNNING) active++;
-          else if (st == WTP_IDLE) idle++;
+          if (st == WTP_CLAIMED || st == WTP_ASSIGNED || st == WTP_RUNNING)
+            active++;
+          else if (st == WTP_IDLE)
+            idle++;
           if (SS(&sh, i, WTP_S_THREAD) != 0) workers++;
         }
-        CHECK(rep.active == active && rep.idle == idle && rep.workers == workers, op);
+        CHECK(
+            rep.active == active && rep.idle == idle && rep.workers == workers,
+            op);
         CHECK(rep.spawned == SH(&sh, WTP_H_SPAWNED), op);
         CHECK(rep.waited == SH(&sh, WTP_H_WAITED), op);
         CHECK(rep.declined == SH(&sh, WTP_H_DECLINED), op);
@@ -521,9 +532,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         wtp_spawn_result_t want =
             sh_spawn(&sh, &ssp[k], sp_grow[k], sp_dispatch[k], &spl, arg);
         if (!same_result(got, want)) {
-          fprintf(stderr, "spawn: core {tid %d, slot %d, reason %d}, "
-                          "shadow {tid %d, slot %d, reason %d}\n",
-                  got.tid, got.slot, got.reason, want.tid, want.slot, want.reason);
+          fprintf(stderr,
+                  "spawn: core {tid %d, slot %d, reason %d}, "
+                  "shadow {tid %d, slot %d, reason %d}\n",
+                  got.tid, got.slot, got.reason, want.tid, want.slot,
+                  want.reason);
           fail("spawn result differs from the shadow model", op, __LINE__);
         }
         CHECK(ctx.ngrow == spl.ngrow && ctx.ndispatch == spl.ndispatch, op);
@@ -551,14 +564,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           int32_t thread_id = value(&r);
           if (!generation_token && slot >= pool.max_slots) break;
           wtp_wait_token_t token;
-          wtp_token_register(&token, &pool,
-                             generation_token ? WTP_TOKEN_GENERATION
-                                              : WTP_TOKEN_SLOT,
-                             slot, thread_id, NULL, NULL);
+          wtp_token_register(
+              &token, &pool,
+              generation_token ? WTP_TOKEN_GENERATION : WTP_TOKEN_SLOT, slot,
+              thread_id, NULL, NULL);
           wtp_interrupt_thread((int32_t)((uint32_t)thread_id + 1u));
           CHECK(wtp_token_interrupted(&token, 1) == 0, op);
-          for (size_t i = 0; i < nwords; i++)
-            CHECK(words[i] == sh.w[i], op);
+          for (size_t i = 0; i < nwords; i++) CHECK(words[i] == sh.w[i], op);
           wtp_interrupt_thread(thread_id);
           CHECK(wtp_token_interrupted(&token, 0) == 1, op);
           wtp_token_unregister(&token);
@@ -587,8 +599,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         uint32_t slot = pick_slot(&r, pool.max_slots);
         if (slot < pool.max_slots) {
           int32_t v = value(&r);
-          __atomic_store_n(&words[WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot +
-                                  WTP_S_THREAD], v, __ATOMIC_SEQ_CST);
+          __atomic_store_n(
+              &words[WTP_HEADER_WORDS + WTP_SLOT_WORDS * slot + WTP_S_THREAD],
+              v, __ATOMIC_SEQ_CST);
           SS(&sh, slot, WTP_S_THREAD) = v;
         }
         break;
