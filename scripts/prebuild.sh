@@ -1,6 +1,17 @@
 #!/usr/bin/env bash
-# Regenerates the committed prebuilt addon for this platform:
-#   prebuilds/<platform>-<arch>/wasi-thread-pool.<libc>.node   (Node-API)
+# Regenerates every committed prebuilt addon (docs/packaging.md, "Platforms"):
+#   prebuilds/linux-x64/wasi-thread-pool.glibc.node     node-gyp, natively (below)
+#   prebuilds/linux-x64/wasi-thread-pool.musl.node      \
+#   prebuilds/linux-arm64/wasi-thread-pool.glibc.node    |
+#   prebuilds/linux-arm64/wasi-thread-pool.musl.node     |  scripts/cross-prebuild.js:
+#   prebuilds/darwin-x64/wasi-thread-pool.node           |  zig cc (+ ld64.lld for macOS)
+#   prebuilds/darwin-arm64/wasi-thread-pool.node         |
+#   prebuilds/win32-x64/wasi-thread-pool.node           /
+# then checks each one (format, architecture, exports, imports) with
+# test/support/objfile.js. Runs on linux-x64 with glibc (the machine CI is,
+# and the only host the Zig dev dependency serves). About 10 s once Zig's
+# cache is warm; the first Windows build on a machine compiles MinGW's CRT
+# into ~/.cache/zig (about a minute).
 #
 # The addon is a Node-API module built with NAPI_VERSION=8 (binding.gyp), so
 # one binary serves every Node with Node-API >= 8 on this platform; the file
@@ -11,8 +22,9 @@
 # (<prefix>/include/node/common.gypi, e.g. /usr on Debian) we pass them as
 # npm_config_nodedir, which node-gyp reads like --nodedir.
 #
-# The build runs in a scratch copy of binding.gyp + src/, so the working
-# tree's build/ (used by the test suite) is left alone.
+# The builds run in a scratch copy of binding.gyp + src/, so the working
+# tree's build/ (used by the test suite) is left alone, and prebuilds/ is
+# emptied first, so that no stale binary survives.
 #
 #   bash scripts/prebuild.sh              from the working tree's binding.gyp + src/
 #   bash scripts/prebuild.sh --rev HEAD   from a commit (what a release should ship)
@@ -71,13 +83,20 @@ else
 fi
 
 platform_arch="$(node -p 'process.platform + "-" + process.arch')"
+if [ "$platform_arch" != "linux-x64" ] || ldd --version 2>&1 | grep -qi musl; then
+  echo "prebuild: run this on linux-x64 with glibc (this is $platform_arch): the native prebuild and the Zig dev dependency are for that host" >&2
+  exit 1
+fi
 echo "prebuild: node $node_version, nodedir ${NODEDIR:-<download>}, node-gyp $PREBUILD_NODE_GYP"
 "$prebuildify" --napi --strip --tag-libc --target "node@$node_version" --cwd "$scratch" --out "$scratch"
 
 out="$scratch/prebuilds/$platform_arch"
+rm -rf prebuilds
 mkdir -p "prebuilds/$platform_arch"
-rm -f "prebuilds/$platform_arch"/*.node
 cp "$out"/*.node "prebuilds/$platform_arch/"
+
+# Every other platform, cross-compiled from the same scratch sources.
+node scripts/cross-prebuild.js --src "$scratch" --out "$root"
 
 # Verify: the binary loads in this Node, and node-gyp-build resolves to it
 # when there is no build/ (a scratch package root holding only prebuilds/).
@@ -91,9 +110,11 @@ node -e '
   console.log("prebuild: node-gyp-build resolves " + path.slice(process.argv[2].length + 1));
 ' "$root/node_modules/node-gyp-build" "$check"
 
-for f in "prebuilds/$platform_arch"/*.node; do
+# Format, architecture, exports and imports of every binary.
+node test/support/objfile.js --check prebuilds
+
+for f in prebuilds/*/*.node; do
   size="$(wc -c <"$f")"
   sum="$(sha256sum "$f" | cut -d" " -f1)"
   echo "prebuild: $f ($size bytes, sha256 $sum)"
-  file "$f" 2>/dev/null || true
 done
