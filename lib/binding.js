@@ -2,13 +2,15 @@
 // a local build (build/Release) first, then a matching
 // prebuilds/<platform>-<arch>/*.node.
 //
-// Never throws: the result says whether the addon loaded and, if not, why,
-// so the package falls back to the JS twin and can say so
-// (getWasiThreadPoolImplementation()).
+// Never throws: the result says whether the addon loaded and, if not, why
+// (this platform, the prebuilds present, and the reason), so the package
+// falls back to the JS twin and can say so (getWasiThreadPoolImplementation()).
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, threadId } from "node:worker_threads";
+
+import { explainLoadFailure } from "./prebuilds.js";
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -17,15 +19,18 @@ function load() {
   if (process.env.WASI_THREAD_POOL_NO_ADDON === "1") {
     return { binding: null, path: null, error: "WASI_THREAD_POOL_NO_ADDON=1" };
   }
+  let path = null;
   try {
     // WASI_THREAD_POOL_ADDON names a specific build, such as the sanitizer
     // build of scripts/asan-addon.sh.
-    const path = process.env.WASI_THREAD_POOL_ADDON || require("node-gyp-build").resolve(root);
+    path = process.env.WASI_THREAD_POOL_ADDON || require("node-gyp-build").resolve(root);
     const binding = require(path);
     return { binding, path, error: null, threadId };
   } catch (error) {
-    const message = String(error?.message ?? error).split("\n")[0];
-    return { binding: null, path: null, error: message };
+    // This platform, the prebuilds the package holds, and the reason: no
+    // match (node-gyp-build's message), or the file that matched and what
+    // the dynamic loader said about it (lib/prebuilds.js).
+    return { binding: null, path: null, error: explainLoadFailure(root, error, path) };
   }
 }
 

@@ -16,16 +16,22 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { explainLoadFailure } from "../lib/prebuilds.js";
+
 const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 const force = process.argv.includes("--force");
 
-function loads() {
+// null when the addon loads (a build, or a prebuild for this platform),
+// else why not: this platform, the prebuilds present, the reason.
+function loadFailure() {
+  let path = null;
   try {
-    require(require("node-gyp-build").resolve(root));
-    return true;
-  } catch {
-    return false;
+    path = require("node-gyp-build").resolve(root);
+    require(path);
+    return null;
+  } catch (error) {
+    return explainLoadFailure(root, error, path);
   }
 }
 
@@ -45,7 +51,8 @@ function localHeadersPrefix() {
   return existsSync(join(prefix, "include", "node", "common.gypi")) ? prefix : null;
 }
 
-if (!force && loads()) {
+const before = force ? null : loadFailure();
+if (!force && before === null) {
   process.exit(0);
 }
 
@@ -55,11 +62,17 @@ const prefix = localHeadersPrefix();
 if (prefix !== null && !process.env.npm_config_nodedir) args.push(`--nodedir=${prefix}`);
 
 const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
-if (result.status === 0 && loads()) process.exit(0);
+const after = result.status === 0 ? loadFailure() : null;
+if (result.status === 0 && after === null) process.exit(0);
 
-const why = result.error ? result.error.message : `node-gyp exited with ${result.status}`;
+const why = result.error
+  ? result.error.message
+  : result.status !== 0
+    ? `node-gyp exited with ${result.status}`
+    : `the build did not load: ${after}`;
 console.warn(
   `wasi-thread-pool: could not build the native addon (${why}); ` +
-    "the pure-JavaScript pool will be used. getWasiThreadPoolImplementation() reports this at run time.",
+    "the pure-JavaScript pool will be used. getWasiThreadPoolImplementation() reports this at run time." +
+    (before ? `\nwasi-thread-pool: before the build: ${before}` : ""),
 );
 process.exit(force ? 1 : 0);

@@ -112,7 +112,9 @@ chmod +x "$work/bin/node"
 printf 'process.execPath = %s;\n' "\"$work/bin/node\"" >"$work/preload.cjs"
 # CI=true: loader.test.js then requires the addon to have loaded.
 export PREBUILDS_ONLY=1 CI=true NODE_OPTIONS="--require $work/preload.cjs"
-unset WASI_THREAD_POOL_NO_ADDON WASI_THREAD_POOL_ADDON WASI_THREAD_POOL_IMPLEMENTATION
+# NODE_TEST_CONTEXT: set when this runs under node --test, it would make
+# each test file report to a parent runner instead of printing its summary.
+unset WASI_THREAD_POOL_NO_ADDON WASI_THREAD_POOL_ADDON WASI_THREAD_POOL_IMPLEMENTATION NODE_TEST_CONTEXT
 
 loaded="$("$work/bin/node" --input-type=module -e '
   const { native } = await import("./lib/binding.js");
@@ -126,7 +128,7 @@ esac
 for s in "${SUITES[@]}"; do
   started=$(date +%s)
   if timeout 600 "$work/bin/node" "test/$s.test.js" >"$work/$s.log" 2>&1; then status=ok; else status=FAIL; failed+=("$s"); fi
-  summary="$(grep -E '^# (pass|fail|skipped) ' "$work/$s.log" | tr '\n' ' ')"
+  summary="$(grep -E '^# (pass|fail|skipped) ' "$work/$s.log" | tr '\n' ' ' || true)"
   echo "$status test/$s.test.js: ${summary}in $(( $(date +%s) - started )) s"
   if [ "$status" = FAIL ]; then grep -E -A12 '^ *not ok' "$work/$s.log" | head -60; fi
 done

@@ -358,7 +358,9 @@ export function problems(target, info) {
   if (extra.length) out.push(`exports more than the module entry: ${extra.slice(0, 12).join(", ")}${extra.length > 12 ? ` (+${extra.length - 12})` : ""}`);
 
   const bad = [];
-  if (info.format === "elf") {
+  if (info.format !== want) {
+    // The format's own rules do not apply.
+  } else if (info.format === "elf") {
     const libs = LINUX_LIBRARIES[target.libc];
     for (const lib of info.libraries) if (!libs.has(lib)) bad.push(`needs ${lib}`);
     for (const imp of info.imports) {
