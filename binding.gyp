@@ -19,7 +19,8 @@
           "sources": ["src/wait_darwin.c"],
           "xcode_settings": {
             "GCC_C_LANGUAGE_STANDARD": "c11",
-            "OTHER_CFLAGS": ["-O2", "-Wall", "-Wextra"],
+            "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
+            "OTHER_CFLAGS": ["-O2", "-Wall", "-Wextra", "-fvisibility=hidden"],
             "MACOSX_DEPLOYMENT_TARGET": "10.15"
           }
         }],

@@ -36,13 +36,15 @@ function loadFailure() {
 }
 
 function nodeGypCommand() {
-  // npm sets npm_config_node_gyp for lifecycle scripts; otherwise use the
-  // copy npm bundles next to this Node.
+  // npm sets npm_config_node_gyp (node-gyp.js) for lifecycle scripts;
+  // otherwise use the copy npm bundles next to this Node (<prefix>/lib/
+  // node_modules on POSIX, next to node.exe on Windows).
   const candidates = [
     process.env.npm_config_node_gyp,
     join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),
+    join(dirname(process.execPath), "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),
   ];
-  const script = candidates.find((p) => p && existsSync(p));
+  const script = candidates.find((p) => p && p.endsWith(".js") && existsSync(p));
   return script ? [process.execPath, script] : ["node-gyp"];
 }
 
@@ -61,7 +63,9 @@ const args = [...pre, "rebuild"];
 const prefix = localHeadersPrefix();
 if (prefix !== null && !process.env.npm_config_nodedir) args.push(`--nodedir=${prefix}`);
 
-const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+// A bare "node-gyp" on Windows is node-gyp.cmd, which needs a shell.
+const shell = process.platform === "win32" && command === "node-gyp";
+const result = spawnSync(command, args, { cwd: root, stdio: "inherit", shell });
 const after = result.status === 0 ? loadFailure() : null;
 if (result.status === 0 && after === null) process.exit(0);
 
