@@ -25,9 +25,11 @@
  * Both wait process-private (no SHARED flag): every party of a pool lives in
  * this process.
  *
- * Not compiled in this repository's CI (Linux only); written against the
- * documented os_sync contract: the wait returns >= 0 on a wake or when the
- * value differs, -1 with errno ETIMEDOUT / EINTR / EFAULT / EINVAL
+ * Compiled and linked for real in CI, for x86_64 and arm64 macOS
+ * (scripts/cross-prebuild.js: zig cc, ld64.lld; checked by
+ * test/prebuilds.test.js), but never run there: no macOS machine. Written
+ * against the documented os_sync contract: the wait returns >= 0 on a wake
+ * or when the value differs, -1 with errno ETIMEDOUT / EINTR / EFAULT / EINVAL
  * (EINVAL also for a timeout of 0, which is why a 0 remainder is never
  * passed); a wake with no waiter returns -1 with ENOENT.
  */

@@ -13,7 +13,10 @@
  * reached the deadline. Windows has no EINTR: an alertable APC does not end
  * WaitOnAddress.
  *
- * Not compiled in this repository's CI (Linux only); written against the
+ * Compiled and linked for real in CI for x86-64 Windows with MinGW-w64
+ * (scripts/cross-prebuild.js: zig cc; WaitOnAddress and the wakes come from
+ * api-ms-win-core-synch-l1-2-0.dll, as MSVC's Synchronization.lib points
+ * them), but never run there: no Windows machine. Written against the
  * documented Win32 contract.
  */
 /* WaitOnAddress is declared for Windows 8 (0x0602) and later. */
