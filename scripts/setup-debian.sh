@@ -2,8 +2,8 @@
 # The Debian packages the package's builds, tests and benchmarks use, installed
 # if missing (run as root; .ci/run and the README's first command call it):
 #   build-essential python3   node-gyp and the C tests (gcc, make)
-#   clang lld                 the wasm thread-wave guest (guest/, scripts/build-guest.sh)
-#   clang-format              the C style check (scripts/format-c.js, .clang-format)
+packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools)
 #   libclang-rt-14-dev        libFuzzer (test/fuzz)
 #   spin                      the protocol model (test/model)
 #   chromium                  the browser end-to-end test (test/browser.test.js)
@@ -11,12 +11,13 @@
 #   gcc-aarch64-linux-gnu     the C tests cross-compiled for arm64, and (with
 #   libc6-dev-arm64-cross     the cross libc) the arm64 sysroot qemu runs the
 #                             arm64 Node in (scripts/qemu-arm64.sh)
+#   musl-tools                the C tests on musl (scripts/musl-c.sh)
 # Then the arm64 Node for scripts/qemu-arm64.sh (npm registry), so that the
 # tests themselves download nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
-  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -11,9 +11,10 @@
 // - the loader, with no prebuild for this platform or a matching one that
 //   does not load, says which platform, which prebuilds, and why, then runs
 //   the JS twin;
-// - linux-arm64 under qemu-user: scripts/qemu-arm64.sh (C tests and the
-//   addon's suites on an arm64 Node). Skipped when its setup is missing
-//   (scripts/setup-debian.sh does it), except in CI.
+// - the C core on musl (scripts/musl-c.sh), and linux-arm64 under qemu-user
+//   (scripts/qemu-arm64.sh: C tests and the addon's suites on an arm64
+//   Node). Skipped when their setup is missing (scripts/setup-debian.sh
+//   does it), except in CI.
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -235,21 +236,38 @@ describe("the loader without a usable prebuild", () => {
   });
 });
 
+// A script of the form `bash X --check` (0 ready, 3 missing) then `bash X`.
+function runScript(t, script, { timeout }) {
+  const check = spawnSync("bash", [join(ROOT, "scripts", script), "--check"], { encoding: "utf8" });
+  if (check.status === 3) {
+    const missing = check.stderr.trim();
+    if (IN_CI) assert.fail(`${script} is not set up in CI:\n${missing}`);
+    t.skip(`not set up (bash scripts/setup-debian.sh): ${missing}`);
+    return null;
+  }
+  assert.equal(check.status, 0, check.stderr);
+  const started = Date.now();
+  const run = spawnSync("bash", [join(ROOT, "scripts", script)], { encoding: "utf8", maxBuffer: 64 << 20, timeout });
+  note(t, `${run.stdout.trim()}\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  assert.equal(run.status, 0, `${script} exited ${run.status}:\n${run.stdout.slice(-6000)}\n${run.stderr.slice(-3000)}`);
+  return run.stdout;
+}
+
+describe("the C core on musl (scripts/musl-c.sh)", () => {
+  it("test/c passes linked against musl: x64 natively, arm64 under qemu", { timeout: 600_000 }, (t) => {
+    const out = runScript(t, "musl-c.sh", { timeout: 540_000 });
+    if (out === null) return;
+    assert.match(out, /ok {3}x64-musl plain test_wait/);
+    assert.match(out, /ok {3}arm64-musl plain test_threads --stress/);
+    assert.match(out, /musl-c: 10 passed, 0 failed/);
+  });
+});
+
 describe("linux-arm64 under qemu-user (scripts/qemu-arm64.sh)", () => {
   it("the C tests and the addon's suites pass on an arm64 Node with the arm64 prebuild", { timeout: 900_000 }, (t) => {
-    const check = spawnSync("bash", [join(ROOT, "scripts", "qemu-arm64.sh"), "--check"], { encoding: "utf8" });
-    if (check.status === 3) {
-      const missing = check.stderr.trim();
-      if (IN_CI) assert.fail(`the arm64 emulation is not set up in CI:\n${missing}`);
-      t.skip(`not set up (bash scripts/setup-debian.sh): ${missing}`);
-      return;
-    }
-    assert.equal(check.status, 0, check.stderr);
-    const started = Date.now();
-    const run = spawnSync("bash", [join(ROOT, "scripts", "qemu-arm64.sh")], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 840_000 });
-    note(t, `${run.stdout.trim()}\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    assert.equal(run.status, 0, `qemu-arm64.sh exited ${run.status}:\n${run.stdout.slice(-6000)}\n${run.stderr.slice(-3000)}`);
-    assert.match(run.stdout, /addon: arm64 .*prebuilds\/linux-arm64\/wasi-thread-pool\.glibc\.node/);
-    assert.match(run.stdout, /qemu-arm64: \d+ passed, 0 failed/);
+    const out = runScript(t, "qemu-arm64.sh", { timeout: 840_000 });
+    if (out === null) return;
+    assert.match(out, /addon: arm64 .*prebuilds\/linux-arm64\/wasi-thread-pool\.glibc\.node/);
+    assert.match(out, /qemu-arm64: 15 passed, 0 failed/);
   });
 });
