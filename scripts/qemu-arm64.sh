@@ -39,6 +39,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 SUITES=(protocol protocol-threads bad-input hostile exports layout loader host-api)
+# Tests of those suites skipped under emulation (a regular expression on the
+# test name), each because it asserts a time the emulator cannot keep:
+# - "a busy pool with room waits briefly": expects the spawn to reach its
+#   wait within the 2 ms grow window (SDK-CONTRACT 1.5's growAt); under qemu
+#   the claim's first scan can take longer, so the spawn grows without
+#   waiting (waited 0, correctly by the contract). Failed 1 run in 6 here.
+SKIP_TESTS='^a busy pool with room waits briefly'
+
 SYSROOT=/usr/aarch64-linux-gnu
 cache="${WTP_QEMU_ARM64_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wasi-thread-pool/arm64}"
 version="${WTP_QEMU_NODE_VERSION:-$(node -p process.versions.node)}"
@@ -109,9 +117,23 @@ cat >"$work/bin/node" <<EOF
 exec qemu-aarch64 -L "$SYSROOT" "$arm_node" "\$@"
 EOF
 chmod +x "$work/bin/node"
-printf 'process.execPath = %s;\n' "\"$work/bin/node\"" >"$work/preload.cjs"
+# The preload: process.execPath for child Nodes, and the skips above
+# (node:test's it/test wrapped before the test file imports them; Node 20
+# has no --test-skip-pattern).
+cat >"$work/preload.cjs" <<EOF
+process.execPath = "$work/bin/node";
+const skip = new RegExp(process.env.WTP_QEMU_SKIP_TESTS || "(?!)");
+const t = require("node:test");
+const wrap = (fn) => function (name, ...rest) {
+  if (typeof name !== "string" || !skip.test(name)) return fn.call(this, name, ...rest);
+  const body = rest.find((x) => typeof x === "function") ?? (() => {});
+  return fn.call(this, name, { skip: "asserts a time qemu cannot keep (scripts/qemu-arm64.sh)" }, body);
+};
+t.it = wrap(t.it);
+t.test = wrap(t.test);
+EOF
 # CI=true: loader.test.js then requires the addon to have loaded.
-export PREBUILDS_ONLY=1 CI=true NODE_OPTIONS="--require $work/preload.cjs"
+export PREBUILDS_ONLY=1 CI=true NODE_OPTIONS="--require $work/preload.cjs" WTP_QEMU_SKIP_TESTS="$SKIP_TESTS"
 # NODE_TEST_CONTEXT: set when this runs under node --test, it would make
 # each test file report to a parent runner instead of printing its summary.
 unset WASI_THREAD_POOL_NO_ADDON WASI_THREAD_POOL_ADDON WASI_THREAD_POOL_IMPLEMENTATION NODE_TEST_CONTEXT
