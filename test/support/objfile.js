@@ -269,10 +269,12 @@ export function inspect(buf) {
 // ---------------------------------------------------------------------------
 // The rules.
 //
-// Exports: napi_register_module_v1 (the entry Node looks up), and
+// Exports: napi_register_module_v1 (the entry Node looks up),
 // node_api_module_get_api_version_v1 (the Node-API version the module was
-// built for, which node_api.h's NAPI_MODULE_INIT adds); on glibc/musl x64
-// also the _init/_fini of the C runtime's crti.o. Nothing of the core.
+// built for, which node_api.h's NAPI_MODULE_INIT adds), wtp_addon_marker
+// (binding.c: how two copies of the addon in one process find each other);
+// on musl x64 also the _init/_fini of the C runtime's crti.o. Nothing of
+// the core.
 //
 // Imports: Node-API (napi_*, node_api_*) and libuv (uv_*, exported by every
 // Node: binding.c uses uv_once and uv_mutex), which bind to the node binary;
@@ -287,7 +289,8 @@ const LIBC = new Set([
   "__errno_location", "__sched_cpucount", "__stack_chk_fail", "__cxa_finalize", "__gmon_start__",
   "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
   "abort", "calloc", "malloc", "realloc", "free", "memcpy", "memmove", "memset", "memcmp",
-  "strlen", "strcmp", "strncmp", "strerror", "snprintf", "vsnprintf", "getenv", "floor",
+  "strlen", "strcmp", "strncmp", "strerror", "strdup", "snprintf", "vsnprintf", "getenv", "floor",
+  "dlopen", "dlsym", "dlclose", "dlerror", "dladdr", "dl_iterate_phdr",
   "clock_gettime", "clock_nanosleep", "nanosleep", "sched_yield", "sched_getaffinity", "sysconf", "syscall",
   "pthread_once", "pthread_mutex_init", "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_destroy",
   "pthread_cond_init", "pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal",
@@ -308,7 +311,8 @@ const LIBSYSTEM = new Set([
   "_calloc", "_malloc", "_realloc", "_free", "_memcpy", "_memmove", "_memset", "_memcmp", "_bzero",
   "_strlen", "_strcmp", "_strncmp", "_strerror", "_snprintf", "_vsnprintf", "_getenv", "_floor",
   "_clock_gettime", "_clock_gettime_nsec_np", "_mach_absolute_time", "_nanosleep", "_sched_yield", "_sysconf",
-  "_sysctlbyname", "_dlsym", "_pthread_once", "_pthread_mutex_init", "_pthread_mutex_lock",
+  "_sysctlbyname", "_dlsym", "_dlopen", "_dlclose", "_dladdr", "__dyld_image_count", "__dyld_get_image_name",
+  "__dyld_get_image_header", "_strdup", "_pthread_once", "_pthread_mutex_init", "_pthread_mutex_lock",
   "_pthread_mutex_unlock", "_pthread_mutex_destroy", "_pthread_cond_init", "_pthread_cond_wait",
   "_pthread_cond_timedwait_relative_np", "_pthread_cond_signal", "_pthread_cond_broadcast",
   "_pthread_cond_destroy", "dyld_stub_binder",
@@ -324,6 +328,8 @@ const WINDOWS = {
     "IsDBCSLeadByteEx", "MultiByteToWideChar", "WideCharToMultiByte", "InitializeCriticalSection",
     "EnterCriticalSection", "LeaveCriticalSection", "DeleteCriticalSection", "GetActiveProcessorCount",
     "GetCurrentProcess", "GetCurrentThreadId", "GetProcessAffinityMask", "RtlCaptureContext",
+    "GetModuleFileNameA", "GetModuleFileNameW", "GetModuleHandleA", "GetModuleHandleW", "GetProcAddress",
+    "K32EnumProcessModules",
     "RtlLookupFunctionEntry", "RtlVirtualUnwind", "UnhandledExceptionFilter", "SetUnhandledExceptionFilter",
   ]),
   // WaitOnAddress and its wakes (MSVC: Synchronization.lib); the linker also
@@ -338,6 +344,7 @@ const WINDOWS = {
     "___lc_codepage_func", "___mb_cur_max_func", "__iob_func", "_amsg_exit", "_errno", "_initterm", "_lock",
     "_unlock", "abort", "calloc", "malloc", "realloc", "free", "fputc", "fwrite", "localeconv", "strerror",
     "strlen", "strncmp", "memcpy", "memmove", "memset", "vfprintf", "wcslen", "floor", "_vsnprintf", "getenv",
+    "_strdup", "strdup",
   ]),
 };
 
@@ -353,7 +360,7 @@ export function problems(target, info) {
   const prefix = info.format === "macho" ? "_" : "";
   const entry = `${prefix}napi_register_module_v1`;
   if (!info.exports.includes(entry)) out.push(`does not export ${entry}`);
-  const allowedExports = new Set([entry, `${prefix}node_api_module_get_api_version_v1`, "_init", "_fini"]);
+  const allowedExports = new Set([entry, `${prefix}node_api_module_get_api_version_v1`, `${prefix}wtp_addon_marker`, "_init", "_fini"]);
   const extra = info.exports.filter((e) => !allowedExports.has(e));
   if (extra.length) out.push(`exports more than the module entry: ${extra.slice(0, 12).join(", ")}${extra.length > 12 ? ` (+${extra.length - 12})` : ""}`);
 
