@@ -59,7 +59,12 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const NAME = "wasi-thread-pool";
 
-const CORE = ["src/binding.c", "src/wtp_pool.c", "src/wtp_park.c"];
+// The OS-independent sources: binding.gyp's target "sources" (the wait file
+// of each OS comes from its conditions there, and from `wait` below).
+function coreSources(srcDir) {
+  const gyp = JSON.parse(readFileSync(join(srcDir, "binding.gyp"), "utf8"));
+  return gyp.targets[0].sources;
+}
 const COMMON = ["-O2", "-Wall", "-Wextra", "-DNAPI_VERSION=8"];
 const LINUX = ["-fPIC", "-std=gnu11", "-fvisibility=hidden", "-Wl,--version-script=exports.map", "-Wl,--gc-sections"];
 // What a Linux prebuild exports (binding.c: the Node-API entry, the version
@@ -226,7 +231,7 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
   try {
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
     writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
-    const sources = [...CORE, `src/${target.wait}`];
+    const sources = [...coreSources(existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT), `src/${target.wait}`];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {
       log(`${command} ${args.join(" ")}`);

@@ -2,8 +2,9 @@
 # The Debian packages the package's builds, tests and benchmarks use, installed
 # if missing (run as root; .ci/run and the README's first command call it):
 #   build-essential python3   node-gyp and the C tests (gcc, make)
-packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
-  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools)
+#   clang lld                 the wasm thread-wave guest (guest/, scripts/build-guest.sh);
+#                             lld's ld64.lld links the macOS prebuilds (scripts/cross-prebuild.js)
+#   clang-format              the C style check (scripts/format-c.js, .clang-format)
 #   libclang-rt-14-dev        libFuzzer (test/fuzz)
 #   spin                      the protocol model (test/model)
 #   chromium                  the browser end-to-end test (test/browser.test.js)
