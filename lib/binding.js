@@ -8,7 +8,7 @@
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Worker, isMainThread, threadId } from "node:worker_threads";
+import { threadId } from "node:worker_threads";
 
 import { explainLoadFailure } from "./prebuilds.js";
 
@@ -34,25 +34,6 @@ function load() {
   }
 }
 
+// The hooks that make native waits end promptly on terminate and exit are
+// installed by lib/native-backend.js, when a thread first uses a native pool.
 export const native = load();
-
-// V8 cannot interrupt a thread blocked in C, and a native wait notices that
-// its thread is being terminated only when its wait slice ends
-// (src/binding.c, "Leaving a native wait"). Two hooks make it return at once:
-//
-// - Worker.prototype.terminate, in every thread that loads the addon, first
-//   tells the addon which thread is about to end, so that thread's serve
-//   loops and spawners stop waiting; then Node's terminate runs as usual.
-// - On the main thread's "exit" event every native wait in the process is
-//   told to return: the process's teardown joins worker threads one after
-//   another, and one slice each would add up.
-if (native.binding !== null) {
-  const terminate = Worker.prototype.terminate;
-  const { interruptThread } = native.binding;
-  Worker.prototype.terminate = function terminateWorker(...args) {
-    // threadId is -1 once the worker has exited.
-    if (Number.isInteger(this.threadId) && this.threadId >= 0) interruptThread(this.threadId);
-    return terminate.apply(this, args);
-  };
-  if (isMainThread) process.once("exit", () => native.binding.interruptAll());
-}

@@ -21,19 +21,41 @@
 //   }
 //
 // `getPool()` returns the pool descriptor or null (no pool yet, or none at
-// all). `readReport(pool)` reads the pool's counters; it defaults to the pure
-// JS reader of lib/pool.browser.js. A native pool must be read through its own
-// dispatcher, so the Node host passes lib/pool.js's readWasiThreadPoolReport.
+// all). `readReport(pool)` reads the pool's counters; it defaults to
+// lib/pool-api.js's readWasiThreadPoolReport, which follows the pool's
+// implementation (tests pass their own).
+//
+// reportGuestError(onGuestError, instanceId, tid, error): both hosts hand a
+// guest's fault to the caller's hook through it.
+//
+// The caller's hooks (onSpawnDeclined, onGuestError) are called quietly: a
+// hook that throws must never turn a declined spawn into a trap in the guest
+// (which expects -1 and its sequential fallback), nor break a host's message
+// or event handling.
 
-import { readWasiThreadPoolReport as readBrowserPoolReport } from "./pool.browser.js";
+import { readWasiThreadPoolReport } from "./pool-api.js";
+import { DECLINE } from "./reasons.js";
 
-export const POOL_DECLINE_REASON = "pool-exhausted";
+export const POOL_DECLINE_REASON = DECLINE.POOL_EXHAUSTED;
+
+function callQuietly(hook, ...args) {
+  if (typeof hook !== "function") return;
+  try {
+    hook(...args);
+  } catch {
+    // See above: the caller's hook must not break the host.
+  }
+}
+
+export function reportGuestError(onGuestError, instanceId, tid, error) {
+  callQuietly(onGuestError, instanceId, tid, error);
+}
 
 export function createSpawnLedger({
   poolSize = null,
   onSpawnDeclined,
   getPool = () => null,
-  readReport = readBrowserPoolReport,
+  readReport = readWasiThreadPoolReport,
 } = {}) {
   const ledger = {
     poolSize,
@@ -74,12 +96,7 @@ export function createSpawnLedger({
     }
     ledger.lastDeclineReason = reason;
     if (typeof onSpawnDeclined === "function") {
-      try {
-        onSpawnDeclined({ reason, poolSize: ledger.poolSize, declined: report().declined });
-      } catch {
-        // A caller's hook must never turn a declined spawn into a trap in
-        // the guest: the guest expects -1 and its sequential fallback.
-      }
+      callQuietly(onSpawnDeclined, { reason, poolSize: ledger.poolSize, declined: report().declined });
     }
     return -1;
   }

@@ -17,7 +17,7 @@
 // (docs/runtime.md).
 
 import { Worker } from "node:worker_threads";
-import { createSpawnLedger } from "./host-ledger.js";
+import { createSpawnLedger, reportGuestError } from "./host-ledger.js";
 import { noteGuestModule } from "./liftoff.js";
 import {
   WASI_THREAD_POOL_SLOT,
@@ -30,6 +30,7 @@ import {
   wasiThreadPoolRunningTid,
   wasiThreadPoolSlotState,
 } from "./pool.js";
+import { DECLINE } from "./reasons.js";
 
 export const NODE_POOL_CAPACITY = 1024;
 export const WORKER_URL = new URL("./worker-node.js", import.meta.url);
@@ -58,15 +59,6 @@ export function workerExecArgv(parentExecArgv = process.execArgv) {
   return kept;
 }
 
-function reportGuestError(onGuestError, instanceId, tid, error) {
-  if (typeof onGuestError !== "function") return;
-  try {
-    onGuestError(instanceId, tid, error);
-  } catch {
-    // A caller's hook must not break the host's event handling.
-  }
-}
-
 export async function createNodeWasiThreadHost(options) {
   const {
     wasmModule,
@@ -85,8 +77,8 @@ export async function createNodeWasiThreadHost(options) {
   } = options;
 
   // On Node 20 a guest compiled with Liftoff can lose a local across an
-  // atomic wait. Protect the process (later compilations) and warn once if
-  // this module was compiled before that.
+  // atomic wait: warn once if this module was compiled unprotected (the
+  // host sets no V8 flag itself; compileWasiThreadGuest does).
   noteGuestModule(wasmModule);
 
   const pool = createWasiThreadPool({
@@ -181,7 +173,7 @@ export async function createNodeWasiThreadHost(options) {
   const spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow: startWorker });
 
   function threadSpawn(startArg) {
-    if (terminated) return ledger.decline("terminated");
+    if (terminated) return ledger.decline(DECLINE.TERMINATED);
     const { tid, slot, reason } = spawn(startArg);
     if (tid > 0) {
       const worker = workers.get(slot);
@@ -196,7 +188,7 @@ export async function createNodeWasiThreadHost(options) {
       }
       return tid;
     }
-    return ledger.decline(reason ?? "pool-exhausted");
+    return ledger.decline(reason ?? DECLINE.POOL_EXHAUSTED);
   }
 
   function report() {

@@ -48,16 +48,7 @@ export const IMPL_NATIVE = 0x7774706e;
 export const IMPL_CLOSED = -0x80000000;
 export const IMPL_MASK = 0x7fffffff;
 
-// Decline reasons by the core's numbering (wtp_reason_t); index 0 is success.
-export const REASONS = Object.freeze([
-  null,
-  "pool-exhausted",
-  "worker-create-failed",
-  "tid-exhausted",
-  "dispatch-failed",
-  "interrupted",
-  "terminated",
-]);
+// Decline reasons, with the core's numbering: lib/reasons.js.
 
 // Slots a control array of `length` words can hold: the only trusted bound.
 export function maxSlotsOf(length) {

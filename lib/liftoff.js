@@ -149,15 +149,16 @@ export function compileWasiThreadGuestSync(bytes) {
   return module;
 }
 
-// Called by the thread host with the guest module it was given. The module
-// exists already; if protection only happens now, it was compiled with
-// Liftoff and may misbehave: warn once, and say how to fix it. A module
-// compiled after an earlier protection cannot be told apart from one compiled
-// before it, so only the certain case warns.
+// Called by the thread host with the guest module it was given. On an
+// affected engine that has not been protected, a module that
+// compileWasiThreadGuest did not compile has Liftoff code and may misbehave:
+// warn once, and say how to fix it. It only warns: the host never sets the
+// process-wide flag itself (a user who did not ask for --no-liftoff does not
+// get it); compileWasiThreadGuest and protectFromLiftoffHazard are the only
+// steps that do. A process that wants neither compiles its guests with
+// WebAssembly.compile and takes the warning (or the hazard) as it is.
 export function noteGuestModule(module) {
-  const wasProtected = protectedNow;
-  protectFromLiftoffHazard();
-  if (warned || !affected || wasProtected) return false;
+  if (warned || protectedNow || !liftoffHazardAffected()) return false;
   if (module && safeModules.has(module)) return false;
   warned = true;
   process.emitWarning(

@@ -7,22 +7,23 @@
 // thread calls it, and a thread that cannot honour the tag (no addon here)
 // throws instead of waiting on the wrong mechanism.
 //
-// lib/pool.js builds this API with the addon (Node); lib/pool.browser.js
-// without it.
+// This module is browser-safe: it never imports the addon. The Node entries
+// (lib/pool.js, lib/index.js) hand the addon over through lib/pool-backend.js
+// before anything can call in; the browser entries do not, so there the JS
+// twin is all there is. Both entries are `export *` over this file: every
+// export below is public API (types/pool.d.ts).
 
 import * as twin from "./pool-js.js";
 import {
-  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
   H_IMPL,
   HEADER_WORDS,
   IMPL_JS,
   IMPL_MASK,
   IMPL_NATIVE,
-  REASONS,
   SLOT_WORDS,
-  WASI_THREAD_POOL_PROTOCOL,
-  WASI_THREAD_POOL_SLOT,
 } from "./layout.js";
+import { backend } from "./pool-backend.js";
+import { DECLINE, POOL_DECLINE_REASONS } from "./reasons.js";
 import {
   checkCapacity,
   checkFunction,
@@ -35,252 +36,230 @@ import {
   resolveSpawnWaitMs,
 } from "./validate.js";
 
+export {
+  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+  WASI_THREAD_POOL_PROTOCOL,
+  WASI_THREAD_POOL_SLOT,
+} from "./layout.js";
+export { resolveSpawnWaitMs } from "./validate.js";
+
 const ENV_OVERRIDE = "WASI_THREAD_POOL_IMPLEMENTATION";
 
-// native: { binding, error, path } from lib/binding.js, or null (browsers).
-// env: the environment variables to read the override from, or null.
-export function createPoolApi({ native = null, env = null } = {}) {
-  const addon = native?.binding ?? null;
+// One addon handle per typed array and thread: a handle caches the data
+// pointer so that calls skip the typed-array inspection. The handle holds
+// a reference to the SharedArrayBuffer, so the words it points into live as
+// long as it does; not to the typed array (a WeakMap value that kept its
+// own key alive through a native reference would never be collected). A
+// spawner references the buffer too. Calls still pass the typed array as
+// their last argument (src/binding.c, "Handles").
+const handles = new WeakMap();
+function handleOf(control) {
+  let handle = handles.get(control);
+  if (handle === undefined) {
+    backend.beforeNativeUse();
+    handle = backend.addon.open(control);
+    handles.set(control, handle);
+  }
+  return handle;
+}
 
-  // One addon handle per typed array and thread: a handle caches the data
-  // pointer so that calls skip the typed-array inspection. The handle holds
-  // a reference to the SharedArrayBuffer, so the words it points into live as
-  // long as it does; not to the typed array (a WeakMap value that kept its
-  // own key alive through a native reference would never be collected). A
-  // spawner references the buffer too. Calls still pass the typed array as
-  // their last argument (src/binding.c, "Handles").
-  const handles = new WeakMap();
-  function handleOf(control) {
-    let handle = handles.get(control);
-    if (handle === undefined) {
-      handle = addon.open(control);
-      handles.set(control, handle);
+function nativeUnavailable() {
+  const why = backend.native?.error ?? "the native addon is not available in this runtime";
+  return new Error(
+    `wasi-thread-pool: this pool uses native waits, but the addon is not loaded in this thread (${why}). ` +
+      'Create the pool with implementation: "js" to share it with threads that cannot load the addon.',
+  );
+}
+
+// true for a native pool, false for a JS one; throws for an unknown tag.
+function isNative(control) {
+  // Bit 31 is the "closed" flag (terminateWasiThreadPool), not the tag.
+  const tag = control[H_IMPL] & IMPL_MASK;
+  if (tag === IMPL_NATIVE) {
+    if (backend.addon === null) throw nativeUnavailable();
+    return true;
+  }
+  if (tag === IMPL_JS) return false;
+  throw new Error(
+    `wasi-thread-pool: pool.control word ${H_IMPL} holds ${control[H_IMPL]}, which names no wait mechanism; the pool header was overwritten.`,
+  );
+}
+
+function defaultImplementation() {
+  const requested = backend.env?.[ENV_OVERRIDE];
+  if (requested !== undefined && requested !== "") {
+    if (requested !== "js" && requested !== "native") {
+      return { implementation: null, reason: `${ENV_OVERRIDE}=${requested} is neither "js" nor "native"` };
     }
-    return handle;
+    return { implementation: requested, reason: `${ENV_OVERRIDE}=${requested}` };
   }
+  if (backend.addon !== null) return { implementation: "native", reason: `the native addon loaded from ${backend.native.path}` };
+  if (backend.native === null) return { implementation: "js", reason: "this runtime has no native addon (browser build)" };
+  return { implementation: "js", reason: `the native addon did not load: ${backend.native.error}` };
+}
 
-  function nativeUnavailable() {
-    const why = native?.error ?? "the native addon is not available in this runtime";
-    return new Error(
-      `wasi-thread-pool: this pool uses native waits, but the addon is not loaded in this thread (${why}). ` +
-        'Create the pool with implementation: "js" to share it with threads that cannot load the addon.',
-    );
-  }
-
-  // true for a native pool, false for a JS one; throws for an unknown tag.
-  function isNative(control) {
-    // Bit 31 is the "closed" flag (terminateWasiThreadPool), not the tag.
-    const tag = control[H_IMPL] & IMPL_MASK;
-    if (tag === IMPL_NATIVE) {
-      if (addon === null) throw nativeUnavailable();
-      return true;
-    }
-    if (tag === IMPL_JS) return false;
-    throw new Error(
-      `wasi-thread-pool: pool.control word ${H_IMPL} holds ${control[H_IMPL]}, which names no wait mechanism; the pool header was overwritten.`,
-    );
-  }
-
-  function defaultImplementation() {
-    const requested = env?.[ENV_OVERRIDE];
-    if (requested !== undefined && requested !== "") {
-      if (requested !== "js" && requested !== "native") {
-        return { implementation: null, reason: `${ENV_OVERRIDE}=${requested} is neither "js" nor "native"` };
-      }
-      return { implementation: requested, reason: `${ENV_OVERRIDE}=${requested}` };
-    }
-    if (addon !== null) return { implementation: "native", reason: `the native addon loaded from ${native.path}` };
-    if (native === null) return { implementation: "js", reason: "this runtime has no native addon (browser build)" };
-    return { implementation: "js", reason: `the native addon did not load: ${native.error}` };
-  }
-
-  // A bad WASI_THREAD_POOL_IMPLEMENTATION is the RangeError that
-  // createWasiThreadPool throws, not a quiet "js" it would not use.
-  function getWasiThreadPoolImplementation() {
-    const { implementation, reason } = defaultImplementation();
-    if (implementation === null) throw new RangeError(`${reason}.`);
-    return {
-      implementation,
-      reason,
-      native: { available: addon !== null, error: addon !== null ? null : (native?.error ?? "no native addon in this runtime") },
-    };
-  }
-
-  function chooseImplementation(requested) {
-    if (requested === undefined || requested === null) {
-      const chosen = defaultImplementation();
-      if (chosen.implementation === null) throw new RangeError(`${chosen.reason}.`);
-      requested = chosen.implementation;
-    } else if (requested !== "js" && requested !== "native") {
-      throw new RangeError('implementation must be "native" or "js".');
-    }
-    if (requested === "native" && addon === null) {
-      throw new Error(`wasi-thread-pool: the native implementation was requested, but ${native === null ? "this runtime has no native addon" : `the addon did not load: ${native.error}`}.`);
-    }
-    return requested;
-  }
-
-  function createWasiThreadPool(options) {
-    const { capacity, spawnWaitMs, implementation } = checkOptions(options, "options");
-    checkCapacity(capacity);
-    const waitMs = resolveSpawnWaitMs(spawnWaitMs);
-    const chosen = chooseImplementation(implementation);
-    const control = new Int32Array(new SharedArrayBuffer(4 * (HEADER_WORDS + SLOT_WORDS * capacity)));
-    if (chosen === "native") addon.format(handleOf(control), capacity, IMPL_NATIVE, control);
-    else twin.formatWasiThreadPool(control, capacity);
-    return { control, spawnWaitMs: waitMs };
-  }
-
-  function wasiThreadPoolImplementationOf(pool) {
-    return isNative(checkPool(pool)) ? "native" : "js";
-  }
-
-  function openWasiThreadPoolSlots(pool, count) {
-    const control = checkPool(pool);
-    checkInt32(count, "count");
-    if (isNative(control)) addon.openSlots(handleOf(control), count, control);
-    else twin.openWasiThreadPoolSlots(pool, count);
-  }
-
-  function armWasiThreadPoolSlot(pool, slot, options) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    const { messageDispatch = false } = checkOptions(options, "options");
-    const dispatch = Boolean(messageDispatch);
-    if (isNative(control)) addon.arm(handleOf(control), slot, dispatch, control);
-    else twin.armWasiThreadPoolSlot(pool, slot, { messageDispatch: dispatch });
-  }
-
-  function retireWasiThreadPoolSlot(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    if (isNative(control)) addon.retire(handleOf(control), slot, control);
-    else twin.retireWasiThreadPoolSlot(pool, slot);
-  }
-
-  function wasiThreadPoolSlotState(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    return isNative(control) ? addon.slotState(handleOf(control), slot, control) : twin.wasiThreadPoolSlotState(pool, slot);
-  }
-
-  function wasiThreadPoolLastTid(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    return isNative(control) ? addon.lastTid(handleOf(control), slot, control) : twin.wasiThreadPoolLastTid(pool, slot);
-  }
-
-  function wasiThreadPoolRunningTid(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    return isNative(control) ? addon.runningTid(handleOf(control), slot, control) : twin.wasiThreadPoolRunningTid(pool, slot);
-  }
-
-  function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    checkInt32(tid, "tid");
-    return isNative(control)
-      ? addon.release(handleOf(control), slot, tid, control)
-      : twin.releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
-  }
-
-  function takeWasiThreadPoolAssignment(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    return isNative(control) ? addon.take(handleOf(control), slot, control) : twin.takeWasiThreadPoolAssignment(pool, slot);
-  }
-
-  function finishWasiThreadPoolRun(pool, slot) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    if (isNative(control)) addon.finish(handleOf(control), slot, control);
-    else twin.finishWasiThreadPoolRun(pool, slot);
-  }
-
-  // Blocks the calling thread until the slot is retired (or, native only,
-  // until this thread's environment stops: see src/binding.c).
-  function serveWasiThreadPoolSlot(pool, slot, options) {
-    const control = checkPool(pool);
-    checkSlot(control, slot);
-    const { runThread, osThreadId = 0 } = checkOptions(options, "options");
-    checkFunction(runThread, "runThread");
-    checkInt32(osThreadId, "osThreadId");
-    if (isNative(control)) addon.serve(handleOf(control), slot, runThread, osThreadId, native.threadId, control);
-    else twin.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId });
-  }
-
-  function readWasiThreadPoolReport(pool) {
-    const control = checkPool(pool);
-    return isNative(control) ? addon.report(handleOf(control), control) : twin.readWasiThreadPoolReport(pool);
-  }
-
-  // Closes the pool (this package's addition, for terminateAll): every later
-  // spawn from any thread declines "terminated"; every slot in service is
-  // retired. See src/wtp.h, "Closing a pool".
-  function terminateWasiThreadPool(pool) {
-    const control = checkPool(pool);
-    return isNative(control) ? addon.close(handleOf(control), control) : twin.terminateWasiThreadPool(pool);
-  }
-
-  function wasiThreadPoolTerminated(pool) {
-    const control = checkPool(pool);
-    return isNative(control) ? addon.closed(handleOf(control), control) : twin.wasiThreadPoolTerminated(pool);
-  }
-
-  function createWasiThreadPoolSpawn(pool, options) {
-    const control = checkPool(pool);
-    const spawnWaitMs = checkPoolSpawnWaitMs(pool);
-    const opts = checkOptions(options, "options");
-    const owner = Boolean(opts.owner);
-    const grow = checkOptionalFunction(opts.grow, "grow");
-    const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
-    if (!isNative(control)) {
-      const descriptor = pool.spawnWaitMs === spawnWaitMs ? pool : { control, spawnWaitMs };
-      return twin.createWasiThreadPoolSpawn(descriptor, { owner, grow, dispatchMessage });
-    }
-
-    // The SDK hands dispatchMessage the caller's startArg as given, not the
-    // int32 stored in the slot; the core only carries the int32, so the
-    // closure keeps the original for the duration of the call.
-    let currentStartArg;
-    const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
-    // Over a SharedArrayBuffer, which can never be detached: the addon keeps
-    // a pointer to it (and a reference to the buffer) for the spawner's life.
-    const out = new Int32Array(new SharedArrayBuffer(4));
-    const spawner = addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, native.threadId, control);
-    const spawn = addon.spawn;
-    return function spawnWasiThread(startArg) {
-      currentStartArg = startArg;
-      // grow and dispatch go with every call rather than being kept by the
-      // addon, so that a host holding this closure stays collectable.
-      const result = spawn(spawner, startArg | 0, grow, dispatch);
-      if (result > 0) return { tid: result, slot: out[0], reason: null };
-      return { tid: -1, slot: -1, reason: REASONS[-result] ?? "pool-exhausted" };
-    };
-  }
-
+// A bad WASI_THREAD_POOL_IMPLEMENTATION is the RangeError that
+// createWasiThreadPool throws, not a quiet "js" it would not use.
+export function getWasiThreadPoolImplementation() {
+  const { implementation, reason } = defaultImplementation();
+  if (implementation === null) throw new RangeError(`${reason}.`);
   return {
-    WASI_THREAD_POOL_PROTOCOL,
-    WASI_THREAD_POOL_SLOT,
-    DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
-    resolveSpawnWaitMs,
-    createWasiThreadPool,
-    openWasiThreadPoolSlots,
-    armWasiThreadPoolSlot,
-    retireWasiThreadPoolSlot,
-    wasiThreadPoolSlotState,
-    wasiThreadPoolLastTid,
-    wasiThreadPoolRunningTid,
-    releaseWasiThreadPoolSlotIfRunning,
-    takeWasiThreadPoolAssignment,
-    finishWasiThreadPoolRun,
-    serveWasiThreadPoolSlot,
-    readWasiThreadPoolReport,
-    createWasiThreadPoolSpawn,
-    terminateWasiThreadPool,
-    wasiThreadPoolTerminated,
-    getWasiThreadPoolImplementation,
-    wasiThreadPoolImplementationOf,
+    implementation,
+    reason,
+    native: { available: backend.addon !== null, error: backend.addon !== null ? null : (backend.native?.error ?? "no native addon in this runtime") },
+  };
+}
+
+function chooseImplementation(requested) {
+  if (requested === undefined || requested === null) {
+    const chosen = defaultImplementation();
+    if (chosen.implementation === null) throw new RangeError(`${chosen.reason}.`);
+    requested = chosen.implementation;
+  } else if (requested !== "js" && requested !== "native") {
+    throw new RangeError('implementation must be "native" or "js".');
+  }
+  if (requested === "native" && backend.addon === null) {
+    throw new Error(`wasi-thread-pool: the native implementation was requested, but ${backend.native === null ? "this runtime has no native addon" : `the addon did not load: ${backend.native.error}`}.`);
+  }
+  return requested;
+}
+
+export function createWasiThreadPool(options) {
+  const { capacity, spawnWaitMs, implementation } = checkOptions(options, "options");
+  checkCapacity(capacity);
+  const waitMs = resolveSpawnWaitMs(spawnWaitMs);
+  const chosen = chooseImplementation(implementation);
+  const control = new Int32Array(new SharedArrayBuffer(4 * (HEADER_WORDS + SLOT_WORDS * capacity)));
+  if (chosen === "native") backend.addon.format(handleOf(control), capacity, IMPL_NATIVE, control);
+  else twin.formatWasiThreadPool(control, capacity);
+  return { control, spawnWaitMs: waitMs };
+}
+
+export function wasiThreadPoolImplementationOf(pool) {
+  return isNative(checkPool(pool)) ? "native" : "js";
+}
+
+export function openWasiThreadPoolSlots(pool, count) {
+  const control = checkPool(pool);
+  checkInt32(count, "count");
+  if (isNative(control)) backend.addon.openSlots(handleOf(control), count, control);
+  else twin.openWasiThreadPoolSlots(pool, count);
+}
+
+export function armWasiThreadPoolSlot(pool, slot, options) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  const { messageDispatch = false } = checkOptions(options, "options");
+  const dispatch = Boolean(messageDispatch);
+  if (isNative(control)) backend.addon.arm(handleOf(control), slot, dispatch, control);
+  else twin.armWasiThreadPoolSlot(pool, slot, { messageDispatch: dispatch });
+}
+
+export function retireWasiThreadPoolSlot(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  if (isNative(control)) backend.addon.retire(handleOf(control), slot, control);
+  else twin.retireWasiThreadPoolSlot(pool, slot);
+}
+
+export function wasiThreadPoolSlotState(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  return isNative(control) ? backend.addon.slotState(handleOf(control), slot, control) : twin.wasiThreadPoolSlotState(pool, slot);
+}
+
+export function wasiThreadPoolLastTid(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  return isNative(control) ? backend.addon.lastTid(handleOf(control), slot, control) : twin.wasiThreadPoolLastTid(pool, slot);
+}
+
+export function wasiThreadPoolRunningTid(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  return isNative(control) ? backend.addon.runningTid(handleOf(control), slot, control) : twin.wasiThreadPoolRunningTid(pool, slot);
+}
+
+export function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  checkInt32(tid, "tid");
+  return isNative(control)
+    ? backend.addon.release(handleOf(control), slot, tid, control)
+    : twin.releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
+}
+
+export function takeWasiThreadPoolAssignment(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  return isNative(control) ? backend.addon.take(handleOf(control), slot, control) : twin.takeWasiThreadPoolAssignment(pool, slot);
+}
+
+export function finishWasiThreadPoolRun(pool, slot) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  if (isNative(control)) backend.addon.finish(handleOf(control), slot, control);
+  else twin.finishWasiThreadPoolRun(pool, slot);
+}
+
+// Blocks the calling thread until the slot is retired (or, native only,
+// until this thread's environment stops: see src/binding.c).
+export function serveWasiThreadPoolSlot(pool, slot, options) {
+  const control = checkPool(pool);
+  checkSlot(control, slot);
+  const { runThread, osThreadId = 0 } = checkOptions(options, "options");
+  checkFunction(runThread, "runThread");
+  checkInt32(osThreadId, "osThreadId");
+  if (isNative(control)) backend.addon.serve(handleOf(control), slot, runThread, osThreadId, backend.native.threadId, control);
+  else twin.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId });
+}
+
+export function readWasiThreadPoolReport(pool) {
+  const control = checkPool(pool);
+  return isNative(control) ? backend.addon.report(handleOf(control), control) : twin.readWasiThreadPoolReport(pool);
+}
+
+// Closes the pool (this package's addition, for terminateAll): every later
+// spawn from any thread declines "terminated"; every slot in service is
+// retired. See src/wtp.h, "Closing a pool".
+export function terminateWasiThreadPool(pool) {
+  const control = checkPool(pool);
+  return isNative(control) ? backend.addon.close(handleOf(control), control) : twin.terminateWasiThreadPool(pool);
+}
+
+export function wasiThreadPoolTerminated(pool) {
+  const control = checkPool(pool);
+  return isNative(control) ? backend.addon.closed(handleOf(control), control) : twin.wasiThreadPoolTerminated(pool);
+}
+
+export function createWasiThreadPoolSpawn(pool, options) {
+  const control = checkPool(pool);
+  const spawnWaitMs = checkPoolSpawnWaitMs(pool);
+  const opts = checkOptions(options, "options");
+  const owner = Boolean(opts.owner);
+  const grow = checkOptionalFunction(opts.grow, "grow");
+  const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
+  if (!isNative(control)) {
+    const descriptor = pool.spawnWaitMs === spawnWaitMs ? pool : { control, spawnWaitMs };
+    return twin.createWasiThreadPoolSpawn(descriptor, { owner, grow, dispatchMessage });
+  }
+
+  // The SDK hands dispatchMessage the caller's startArg as given, not the
+  // int32 stored in the slot; the core only carries the int32, so the
+  // closure keeps the original for the duration of the call.
+  let currentStartArg;
+  const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
+  // Over a SharedArrayBuffer, which can never be detached: the addon keeps
+  // a pointer to it (and a reference to the buffer) for the spawner's life.
+  const out = new Int32Array(new SharedArrayBuffer(4));
+  const spawner = backend.addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, backend.native.threadId, control);
+  const spawn = backend.addon.spawn;
+  return function spawnWasiThread(startArg) {
+    currentStartArg = startArg;
+    // grow and dispatch go with every call rather than being kept by the
+    // addon, so that a host holding this closure stays collectable.
+    const result = spawn(spawner, startArg | 0, grow, dispatch);
+    if (result > 0) return { tid: result, slot: out[0], reason: null };
+    return { tid: -1, slot: -1, reason: POOL_DECLINE_REASONS[-result] ?? DECLINE.POOL_EXHAUSTED };
   };
 }

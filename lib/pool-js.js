@@ -41,14 +41,11 @@ import {
   maxSlotsOf,
   slotBase,
 } from "./layout.js";
+import { DECLINE } from "./reasons.js";
 
 const { PENDING, IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
 
-const POOL_EXHAUSTED = "pool-exhausted";
-const WORKER_CREATE_FAILED = "worker-create-failed";
-const TID_EXHAUSTED = "tid-exhausted";
-const DISPATCH_FAILED = "dispatch-failed";
-const TERMINATED = "terminated";
+const { POOL_EXHAUSTED, WORKER_CREATE_FAILED, TID_EXHAUSTED, DISPATCH_FAILED, TERMINATED } = DECLINE;
 
 const monotonicNow =
   typeof performance !== "undefined" && typeof performance.now === "function"

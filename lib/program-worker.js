@@ -8,11 +8,11 @@
 // lib/wasi-node.js, and never returns: _start's end ends the program.
 
 import { Worker, workerData } from "node:worker_threads";
-import { protectFromLiftoffHazard } from "./liftoff.js";
 import { createWasiThreadPoolSpawn } from "./pool.js";
 import { runProgramMain } from "./wasi-node.js";
 
-protectFromLiftoffHazard();
+// No Liftoff step here: lib/program.js compiled the guest with
+// compileWasiThreadGuest, which protected the process first.
 
 const { wasmModule, memory, pool, processState, execArgv } = workerData;
 const POOL_WORKER_URL = new URL("./worker-node.js", import.meta.url);

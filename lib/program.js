@@ -328,7 +328,7 @@ async function stopProgram(pool, worker) {
   // more; every slot in service is retired (idle serve loops return).
   const retired = terminateWasiThreadPool(pool);
   // Pool workers are not this thread's workers, so the terminate hook of
-  // lib/binding.js does not see them: wake their native waits by thread id.
+  // lib/native-backend.js does not see them: wake their native waits by thread id.
   if (nativePool) {
     const control = pool.control;
     const slots = Math.min(Atomics.load(control, H_SLOTS), retired);

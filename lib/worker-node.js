@@ -15,7 +15,6 @@
 // a module whose createWasiThreadWorkerRuntime replaces lib/runtime.js's, and
 // the instance policy.)
 
-import { protectFromLiftoffHazard } from "./liftoff.js";
 import { writeSync } from "node:fs";
 import { threadId, Worker, workerData } from "node:worker_threads";
 import {
@@ -24,11 +23,7 @@ import {
   serveWasiThreadPoolSlot,
   wasiThreadPoolLastTid,
 } from "./pool.js";
-import * as ownRuntime from "./runtime.js";
-
-// Before anything compiles in this thread (extraImports modules may compile
-// wasm). The flag is process-wide; the owner normally applied it already.
-protectFromLiftoffHazard();
+import { createRunThread, startRuntime } from "./worker-shared.js";
 
 const { pool, slot, execArgv } = workerData;
 const freshInstances = workerData.freshInstances === true;
@@ -109,83 +104,42 @@ async function settleChildren() {
   children.clear();
 }
 
-async function loadRuntime() {
-  if (!workerData.runtimeModule) return ownRuntime;
-  const plugged = await import(workerData.runtimeModule);
-  if (typeof plugged.createWasiThreadWorkerRuntime !== "function") {
-    throw new TypeError(
-      `runtimeModule ${workerData.runtimeModule} exports no createWasiThreadWorkerRuntime function.`,
-    );
-  }
-  return plugged;
-}
-
 let runtime = null;
 let runner = null;
-let plugged = false;
 
 try {
-  const runtimeApi = await loadRuntime();
-  plugged = runtimeApi !== ownRuntime;
-  const resolveModules =
-    typeof runtimeApi.resolveModuleExtraImports === "function"
-      ? runtimeApi.resolveModuleExtraImports
-      : ownRuntime.resolveModuleExtraImports;
-  let extraImports = await resolveModules(workerData.extraImports ?? []);
-  // A plugged runtime (the SDK's) may come with its Node-only descriptor
-  // resolver (flatsql-io-node); pass its descriptors through it.
-  if (typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
-    extraImports = runtimeApi.resolveNodeFlatsqlIoDescriptors(extraImports);
-  }
   const spawn = createWasiThreadPoolSpawn(pool, { grow });
-  const options = {
-    wasmModule: workerData.wasmModule,
-    memory: workerData.memory,
-    hostcallChannel: workerData.hostcallChannel ?? null,
-    processState: workerData.processState,
-    extraImports,
-    workerIndex: slot,
-    threadSpawn: (startArg) => spawn(startArg).tid,
-  };
-  // Our runtime writes fds 1 and 2 straight to the process's; a plugged one
-  // gets exactly the SDK's options.
-  if (!plugged) {
-    options.writeOutput = writeAllSync;
-    options.freshInstances = freshInstances;
-  }
-  runtime = runtimeApi.createWasiThreadWorkerRuntime(options);
-  runner = ownRuntime.createThreadRunner(runtime, { freshInstances });
-  // Probe: a module this worker cannot instantiate fails here, before it
-  // takes any thread. With reuse, the first thread runs on this instance.
-  runner.adopt(runtime.instantiate());
+  ({ runtime, runner } = await startRuntime({
+    runtimeModule: workerData.runtimeModule,
+    extraImports: workerData.extraImports,
+    options: {
+      wasmModule: workerData.wasmModule,
+      memory: workerData.memory,
+      hostcallChannel: workerData.hostcallChannel ?? null,
+      processState: workerData.processState,
+      workerIndex: slot,
+      threadSpawn: (startArg) => spawn(startArg).tid,
+    },
+    // Our runtime writes fds 1 and 2 straight to the process's.
+    ownOptions: { writeOutput: writeAllSync },
+    freshInstances,
+    nodeDescriptors: true,
+  }));
 } catch (error) {
   // The slot already holds the thread this worker was started for.
   writeLine(
     `[wasi-thread] guest thread ${wasiThreadPoolLastTid(pool, slot)} failed to instantiate: ${describe(error)}\n`,
   );
   retireWasiThreadPoolSlot(pool, slot);
-  try {
-    runtime?.close();
-  } catch {
-    // Closing is best effort; the start-up error is the one to report.
-  }
   throw error;
 }
 
 let fault = null;
 
-function runThread(tid, startArg) {
-  try {
-    runner.run(tid, startArg);
-    return true;
-  } catch (error) {
-    // proc_exit on a thread ends that thread normally.
-    if (error?.name === "WasiExitError") return true;
-    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
-    fault = error;
-    return false; // retires the slot; this worker ends
-  }
-}
+const runThread = createRunThread(runner, (tid, error) => {
+  writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
+  fault = error; // the slot is retired; this worker ends
+});
 
 try {
   serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId: threadId });

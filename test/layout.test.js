@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { native } from "../lib/binding.js";
 import * as layout from "../lib/layout.js";
+import { POOL_DECLINE_REASONS } from "../lib/reasons.js";
 
 const expected = {
   PROTOCOL: layout.WASI_THREAD_POOL_PROTOCOL,
@@ -33,15 +34,13 @@ const expected = {
   IMPL_NATIVE: layout.IMPL_NATIVE,
   IMPL_CLOSED: layout.IMPL_CLOSED,
   IMPL_MASK: layout.IMPL_MASK,
-  REASON_POOL_EXHAUSTED: layout.REASONS.indexOf("pool-exhausted"),
-  REASON_WORKER_CREATE_FAILED: layout.REASONS.indexOf("worker-create-failed"),
-  REASON_TID_EXHAUSTED: layout.REASONS.indexOf("tid-exhausted"),
-  REASON_DISPATCH_FAILED: layout.REASONS.indexOf("dispatch-failed"),
-  REASON_INTERRUPTED: layout.REASONS.indexOf("interrupted"),
-  REASON_TERMINATED: layout.REASONS.indexOf("terminated"),
+  // lib/reasons.js numbers the pool's decline reasons as the core does.
+  ...Object.fromEntries(
+    POOL_DECLINE_REASONS.slice(1).map((reason, i) => [`REASON_${reason.toUpperCase().replaceAll("-", "_")}`, i + 1]),
+  ),
 };
 
-it("lib/layout.js matches the addon's layout export, constant for constant", (t) => {
+it("lib/layout.js and lib/reasons.js match the addon's layout export, constant for constant", (t) => {
   if (native.binding === null) {
     t.skip(`the addon did not load: ${native.error}`);
     return;

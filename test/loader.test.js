@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { it } from "node:test";
 import { native } from "../lib/binding.js";
 import * as pool from "../lib/pool.js";
-import * as browserPool from "../lib/pool.browser.js";
+import { Worker } from "node:worker_threads";
 
 const poolUrl = new URL("../lib/pool.js", import.meta.url).href;
 
@@ -86,10 +86,35 @@ it("without the addon the package runs on the twin and says why", () => {
   assert.match(r[2], /native implementation was requested/);
 });
 
-it("a native pool handed to a thread without the addon fails with a clear error, not a wrong wait", { skip: native.binding === null && "no addon" }, () => {
+// A thread that loads only the browser entry has no addon: a Node worker
+// that imports lib/pool.browser.js and nothing else stands for it.
+const browserPoolUrl = new URL("../lib/pool.browser.js", import.meta.url).href;
+
+function inBrowserEntryWorker(workerData, code) {
+  const script = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    import(${JSON.stringify(browserPoolUrl)}).then((P) => {
+      const out = {};
+      const attempt = (name, f) => { try { out[name] = { returned: f() }; } catch (e) { out[name] = { name: e.name, message: e.message }; } };
+      ${code}
+      parentPort.postMessage(out);
+    });`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script, { eval: true, workerData });
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+}
+
+it("a native pool handed to a thread without the addon fails with a clear error, not a wrong wait", { skip: native.binding === null && "no addon" }, async () => {
   const p = pool.createWasiThreadPool({ capacity: 2, implementation: "native" });
-  assert.throws(() => browserPool.readWasiThreadPoolReport(p), /uses native waits, but the addon is not loaded/);
-  assert.throws(() => browserPool.createWasiThreadPoolSpawn(p), /uses native waits/);
+  const out = await inBrowserEntryWorker(
+    { pool: p },
+    `attempt("report", () => P.readWasiThreadPoolReport(workerData.pool));
+     attempt("spawn", () => typeof P.createWasiThreadPoolSpawn(workerData.pool));`,
+  );
+  assert.match(out.report.message, /uses native waits, but the addon is not loaded/);
+  assert.match(out.spawn.message, /uses native waits/);
 });
 
 it("an overwritten implementation word is reported, not guessed", () => {
@@ -98,22 +123,29 @@ it("an overwritten implementation word is reported, not guessed", () => {
   assert.throws(() => pool.readWasiThreadPoolReport(p), /word 7 holds 12345/);
 });
 
-it("the browser entry never offers the native implementation", () => {
-  assert.equal(browserPool.getWasiThreadPoolImplementation().native.available, false);
-  assert.throws(() => browserPool.createWasiThreadPool({ capacity: 1, implementation: "native" }), /no native addon/);
+it("the browser entry never offers the native implementation", async () => {
+  const out = await inBrowserEntryWorker(
+    null,
+    `attempt("info", () => P.getWasiThreadPoolImplementation());
+     attempt("create", () => P.createWasiThreadPool({ capacity: 1, implementation: "native" }));`,
+  );
+  assert.equal(out.info.returned.native.available, false);
+  assert.match(out.info.returned.reason, /browser build/);
+  assert.match(out.create.message, /no native addon/);
 });
 
 it("the loader carries no test hook; the tests' unhooked terminate lives in test/support", { skip: native.binding === null && "no addon" }, () => {
   assert.equal("terminateWithoutHook" in native, false);
   // Imported first, the support module captures Node's own terminate; the
-  // package's hook is installed over it afterwards; imported later, it
-  // refuses rather than return the hooked function.
+  // package's hook is installed over it afterwards (with the first native
+  // pool); imported later, it refuses rather than return the hooked function.
   const support = new URL("./support/unhooked-terminate.js", import.meta.url).href;
   const script = `
     const { Worker } = await import("node:worker_threads");
     const own = Worker.prototype.terminate;
     const { terminateWithoutHook } = await import(${JSON.stringify(support)});
-    await import(${JSON.stringify(poolUrl)});
+    const P = await import(${JSON.stringify(poolUrl)});
+    P.createWasiThreadPool({ capacity: 1, implementation: "native" });
     const hooked = Worker.prototype.terminate;
     const w = new Worker("setInterval(() => {}, 1000)", { eval: true });
     const code = await terminateWithoutHook(w);
@@ -125,5 +157,5 @@ it("the loader carries no test hook; the tests' unhooked terminate lives in test
   assert.equal(r.installed, true);
   assert.equal(r.hookedName, "terminateWorker");
   assert.equal(typeof r.code, "number", "it terminated the worker");
-  assert.match(r.late, /imported after lib\/binding\.js/);
+  assert.match(r.late, /imported after lib\/native-backend\.js/);
 });

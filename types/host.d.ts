@@ -5,6 +5,7 @@
 
 export { DEFAULT_WASI_THREAD_SPAWN_WAIT_MS } from "./pool.js";
 import type { WasiThreadPoolImplementation } from "./pool.js";
+import type { WasiThreadHostDeclineReason, WasiThreadPoolDeclineReason } from "./reasons.js";
 
 /** `new URL("./wasiThreadBrowserWorker.mjs", import.meta.url)`, or null when this file was bundled without a usable import.meta.url. */
 export declare const DEFAULT_BROWSER_WORKER_URL: URL | null;
@@ -80,19 +81,8 @@ export interface ModuleExtraImport {
 /** Structured-cloneable extra-import descriptors; functions are refused (they cannot reach a worker). */
 export type WasiThreadExtraImport = FlatsqlIoExtraImport | FlatsqlIoNodeExtraImport | ModuleExtraImport;
 
-/** Why `threadSpawn` returned -1. */
-export type WasiThreadSpawnDeclineReason =
-  | "pool-exhausted"
-  | "worker-create-failed"
-  | "tid-exhausted"
-  | "dispatch-failed"
-  | "interrupted"
-  | "threads-unavailable"
-  | "pool-empty"
-  | "pool-not-armed"
-  | "terminated"
-  | "hostcall-channel-missing"
-  | "pool-disabled";
+/** Why `threadSpawn` returned -1: a pool's reason or a host's (types/reasons.d.ts). */
+export type WasiThreadSpawnDeclineReason = WasiThreadPoolDeclineReason | WasiThreadHostDeclineReason;
 
 export interface WasiThreadSpawnDeclined {
   reason: WasiThreadSpawnDeclineReason;

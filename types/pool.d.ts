@@ -151,19 +151,9 @@ export declare function terminateWasiThreadPool(pool: WasiThreadPool): number;
 /** Whether `terminateWasiThreadPool` has closed the pool. */
 export declare function wasiThreadPoolTerminated(pool: WasiThreadPool): boolean;
 
-/**
- * Why a pool spawn returned no thread. `"interrupted"` is this package's, from
- * the native core only: the spawning thread's environment is stopping.
- * `"terminated"` is this package's too: the pool was closed by
- * `terminateWasiThreadPool` (a host's `terminateAll`), on any thread.
- */
-export type WasiThreadPoolDeclineReason =
-  | "pool-exhausted"
-  | "worker-create-failed"
-  | "tid-exhausted"
-  | "dispatch-failed"
-  | "interrupted"
-  | "terminated";
+/** Why a pool spawn returned no thread (types/reasons.d.ts). */
+export type { WasiThreadPoolDeclineReason } from "./reasons.js";
+import type { WasiThreadPoolDeclineReason } from "./reasons.js";
 
 export type WasiThreadPoolSpawnResult =
   | { tid: number; slot: number; reason: null }

@@ -13,7 +13,7 @@
 // Times are Date.now() values so that the parent can compare them with its
 // own clock: `parked <ms>` / `terminated <ms>`.
 
-// First: it captures Node's own terminate before lib/binding.js hooks it.
+// First: it captures Node's own terminate before the first native pool hooks it.
 import { terminateWithoutHook } from "./unhooked-terminate.js";
 import { Worker } from "node:worker_threads";
 import { createWasiThreadPool } from "../../lib/pool.js";
