@@ -24,8 +24,8 @@
 // files. Preopened directories are the same in every thread; a file opened
 // by one thread has no meaning as a number in another.
 
-import { writeSync } from "node:fs";
 import { wasiThreadPoolLastTid } from "./pool.js";
+import { writeAllSync as writeAllToFd } from "./write-sync.js";
 import { endProgram, parkForever, programEnded, readStdin, trapProgram, writeOutputRing } from "./program-control.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
@@ -57,25 +57,9 @@ const CLOCKID_REALTIME = 0;
 const CLOCKID_MONOTONIC = 1;
 const SUBCLOCKFLAGS_ABSTIME = 1;
 
-const backoff = new Int32Array(new SharedArrayBuffer(4));
-
-// All of `bytes` to fd, synchronously; a full non-blocking pipe is retried.
-function writeAllSync(fd, bytes) {
-  let offset = 0;
-  let retries = 0;
-  while (offset < bytes.length) {
-    try {
-      offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      retries = 0;
-    } catch (error) {
-      if (error?.code === "EAGAIN" && retries++ < 10000) {
-        Atomics.wait(backoff, 0, 0, 1);
-        continue;
-      }
-      throw error;
-    }
-  }
-}
+// A program's output may wait longer for a full pipe than a pool worker's
+// diagnostics: up to 10 s.
+const writeAllSync = (fd, bytes) => writeAllToFd(fd, bytes, 10000);
 
 function memoryImportOf(wasmModule) {
   const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");

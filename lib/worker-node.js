@@ -15,7 +15,6 @@
 // a module whose createWasiThreadWorkerRuntime replaces lib/runtime.js's, and
 // the instance policy.)
 
-import { writeSync } from "node:fs";
 import { threadId, Worker, workerData } from "node:worker_threads";
 import {
   createWasiThreadPoolSpawn,
@@ -24,29 +23,10 @@ import {
   wasiThreadPoolLastTid,
 } from "./pool.js";
 import { createRunThread, startRuntime } from "./worker-shared.js";
+import { writeAllSync } from "./write-sync.js";
 
 const { pool, slot, execArgv } = workerData;
 const freshInstances = workerData.freshInstances === true;
-
-// Writes all of `bytes` to fd, synchronously: a guest thread's output must
-// appear even while the owner's event loop is blocked in the guest's join.
-function writeAllSync(fd, bytes) {
-  let offset = 0;
-  let retries = 0;
-  while (offset < bytes.length) {
-    try {
-      offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      retries = 0;
-    } catch (error) {
-      // A non-blocking pipe that is full: back off briefly and retry.
-      if (error?.code === "EAGAIN" && retries++ < 1000) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        continue;
-      }
-      throw error;
-    }
-  }
-}
 
 function writeLine(text) {
   try {
@@ -104,8 +84,8 @@ async function settleChildren() {
   children.clear();
 }
 
-let runtime = null;
-let runner = null;
+let runtime;
+let runner;
 
 try {
   const spawn = createWasiThreadPoolSpawn(pool, { grow });
