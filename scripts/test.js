@@ -4,7 +4,9 @@
 //   0. the addon, built from source; the C files' formatting (clang-format)
 //   1. make check in test/c, test/model and test/fuzz (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
-//   2. tsc over a consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
+//   2. the linter and the formatter (eslint ., prettier --check .: see
+//      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
+//      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
 //      serves; and the guest builds (C, Zig), if their scripts exist
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
@@ -36,6 +38,8 @@ step("C formatting", process.execPath, ["scripts/format-c.js", "--check"]);
 for (const dir of ["test/c", "test/model", "test/fuzz"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
 }
+step("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
+step("format", process.execPath, ["node_modules/prettier/bin/prettier.cjs", "--check", "."]);
 step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", "-p", "types/test"]);
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);

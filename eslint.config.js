@@ -1,0 +1,26 @@
+// ESLint (flat config): the recommended rules over every JavaScript file of
+// the repo, run by `npm test` (scripts/test.js) as `eslint .`.
+
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  {
+    ignores: ["node_modules/", "build/", "dist/", "prebuilds/", "bench/results/", "test/c/out/", ".tmp/"],
+  },
+  js.configs.recommended,
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: "module",
+      // The package runs in Node and in browsers (and its workers in both).
+      globals: { ...globals.node, ...globals.browser, ...globals.worker },
+    },
+    rules: {
+      // `catch {}` blocks say why they are empty in a comment.
+      "no-empty": ["error", { allowEmptyCatch: true }],
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+];
