@@ -26,7 +26,7 @@
 // falls on both. Progress goes to stderr; the table to stdout.
 
 import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 

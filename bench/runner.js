@@ -24,7 +24,7 @@ import { IMPLEMENTATIONS } from "../test/support/impls.js";
 
 const runs = Number(process.argv[process.argv.indexOf("--runs") + 1]) || 15;
 
-const program = (main, threads = "") => `(module
+const program = (main) => `(module
   (import "env" "memory" (memory 1 1 shared))
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))

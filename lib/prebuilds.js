@@ -21,14 +21,14 @@ export function currentTarget() {
 /** Every prebuild under root/prebuilds, as "linux-x64 (glibc)", "win32-x64"... sorted. */
 export function presentPrebuilds(root) {
   const out = [];
-  let folders = [];
+  let folders;
   try {
     folders = readdirSync(join(root, "prebuilds"));
   } catch {
     return out;
   }
   for (const folder of folders) {
-    let files = [];
+    let files;
     try {
       files = readdirSync(join(root, "prebuilds", folder)).filter((f) => f.endsWith(".node"));
     } catch {

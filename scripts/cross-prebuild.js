@@ -215,7 +215,7 @@ function run(command, args, cwd) {
   try {
     return execFileSync(command, args, { cwd, stdio: "pipe", maxBuffer: 16 << 20 }).toString();
   } catch (error) {
-    throw new Error(`${command} ${args.join(" ")} failed:\n${error.stderr?.toString() ?? error.message}`);
+    throw new Error(`${command} ${args.join(" ")} failed:\n${error.stderr?.toString() ?? error.message}`, { cause: error });
   }
 }
 

@@ -29,7 +29,7 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import * as api from "../lib/pool.js";
-import { F, FK, delay, farg, hookWorkers, release, startFaultGuest, until } from "./support/fault-host.js";
+import { F, FK, delay, farg, hookWorkers, startFaultGuest, until } from "./support/fault-host.js";
 import { CLOCK_SLACK_MS, startPoolWorker, within } from "./support/pool-threads.js";
 import { assertClean, runScenarioChild } from "./support/scenario-child.js";
 
@@ -113,7 +113,7 @@ for (const implementation of IMPLEMENTATIONS) {
     test("a host import calls process.exit() in the worker mid-thread: slot retired; on a full pool a spawn declines at once", async () => {
       const errors = [];
       const declines = [];
-      const { host, words } = await guest({
+      const { host } = await guest({
         implementation,
         poolSize: 1,
         spawnWaitMs: LONG_WAIT_MS,

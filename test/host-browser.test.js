@@ -145,9 +145,9 @@ test("gate: an explicit false wins over the global; null and undefined defer to 
 
 test("gate: only `true` opts in (a truthy global or option is not enough)", async (t) => {
   browser(t, { enable: "true" });
-  let threads = await spawnHost();
+  await spawnHost();
   assert.equal(workers().length, 0);
-  threads = await spawnHost({ enableBrowserThreads: 1 });
+  const threads = await spawnHost({ enableBrowserThreads: 1 });
   assert.equal(workers().length, 0);
   assert.equal(threads.threadSpawn(0), -1);
   assert.equal(threads.spawnReport().lastDeclineReason, "threads-unavailable");

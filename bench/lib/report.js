@@ -228,16 +228,6 @@ function peerWaveGuestText(results) {
   return info.failure ? `fails at its first spawn (${info.failure})` : `status ${info.status}`;
 }
 
-function wavesNote(results) {
-  const parts = [];
-  for (const [key, label] of [["spawnUs", "spawn"], ["wakeUs", "wake"], ["instantiateUs", "instantiate"], ["guestUs", "guest"], ["finishUs", "finish"]]) {
-    const n = figure(results, "waves-breakdown", "native", `${key}:p50`);
-    const j = figure(results, "waves-breakdown", "js", `${key}:p50`);
-    if (Number.isFinite(n) || Number.isFinite(j)) parts.push(`${label} ${f2(n)} / ${f2(j)}`);
-  }
-  return parts.length ? `per-thread p50, native / JS, us: ${parts.join(", ")}` : "";
-}
-
 // ---------------------------------------------------------------------------
 // Console table.
 
@@ -357,7 +347,7 @@ const COLORS = { native: "#1f77b4", js: "#ff7f0e", c: "#2ca02c", target: "#d6272
 
 // Panel A: how many times better native is than JS, per metric (log scale).
 // Panel B: the hot handoff latency distribution of both, with the C floor.
-export function renderSvg(results, plans, targets) {
+export function renderSvg(results) {
   const W = 820;
   const bars = [];
   const pick = [
@@ -655,7 +645,7 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
   if (rewriteJson) {
     writeFileSync(jsonPath, JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n");
   }
-  writeFileSync(svgPath, renderSvg(results, plans, targets));
+  writeFileSync(svgPath, renderSvg(results));
   writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }));
   return rewriteJson ? [mdPath, jsonPath, svgPath] : [mdPath, svgPath];
 }

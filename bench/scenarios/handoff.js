@@ -12,7 +12,7 @@
 // really happened.
 
 import {
-  emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers, toNumbers,
+  emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers,
 } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 

@@ -35,8 +35,6 @@ const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
 const words = new Int32Array(memory.buffer);
 let created = 0;
 let host = null;
-let close = async () => {};
-let threadSpawn;
 
 async function emnapiHost(module, instanceMemory) {
   const { WASIThreads } = await import("@emnapi/wasi-threads");

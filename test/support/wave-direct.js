@@ -68,7 +68,6 @@ for (;;) {
 }
 `;
 
-// eslint-disable-next-line no-new-func
 const makeSpawn = new Function(`${spawnSource}; return makeSpawn;`)();
 
 export function compileWaveModuleNoLiftoff(bytes) {
