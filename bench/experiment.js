@@ -44,7 +44,13 @@ const VARIANTS = {
   // slice end costs when the stopping test stays in C).
   "c-only-interrupted": {
     defines: [],
-    patch: [["binding.c", "static int env_backstop(void* env) { return env_stopping((napi_env)env); }", "static int env_backstop(void* env) { (void)env; return 0; /* experiment: no JS call */ }"]],
+    patch: [
+      [
+        "binding.c",
+        "static int env_backstop(void* env) { return env_stopping((napi_env)env); }",
+        "static int env_backstop(void* env) { (void)env; return 0; /* experiment: no JS call */ }",
+      ],
+    ],
   },
   // Without the long spin of a waiter when a CPU is idle.
   "no-idle-spin": ["-DWTP_PARK_IDLE_SPIN_LIMIT=0"],
@@ -56,14 +62,20 @@ const VARIANTS = {
   // cut to the short spin.
   "recheck-spin": {
     defines: [],
-    patch: [["wtp_park.c", `  int changed = 0;
-  for (int i = 0; i < limit; i++) {`, `  int changed = 0;
+    patch: [
+      [
+        "wtp_park.c",
+        `  int changed = 0;
+  for (int i = 0; i < limit; i++) {`,
+        `  int changed = 0;
   for (int i = 0; i < limit; i++) {
     if (limit > WTP_PARK_SPIN_LIMIT && (i & 63) == 63 &&
         atomic_load_explicit(&running, memory_order_relaxed) > 0) {
       if (i >= WTP_PARK_SPIN_LIMIT) break; /* experiment */
       limit = WTP_PARK_SPIN_LIMIT;
-    }`]],
+    }`,
+      ],
+    ],
   },
   // The rule before the parked threads counted as CPU demand (what
   // "current" was in bench/results/experiments-waves+throughput-1+
@@ -71,14 +83,24 @@ const VARIANTS = {
   // rule now in src/ as it is on 2 CPUs).
   "any-idle-spin": {
     defines: [],
-    patch: [["wtp_park.c", `  if (busy + (parked > 0 ? parked : 0) < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`, `  (void)parked;
-  if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`]],
+    patch: [
+      [
+        "wtp_park.c",
+        `  if (busy + (parked > 0 ? parked : 0) < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`,
+        `  (void)parked;
+  if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`,
+      ],
+    ],
   },
   // Counts the long spins' outcomes and prints them at exit (stderr).
   "spin-stats": {
     defines: [],
-    patch: [["wtp_park.c", `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
-  return changed;`, `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+    patch: [
+      [
+        "wtp_park.c",
+        `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+  return changed;`,
+        `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
   if (limit > WTP_PARK_SPIN_LIMIT) {
     if (!changed) atomic_fetch_add(&stat_long_out, 1);
     else if (i >= WTP_PARK_SPIN_LIMIT) atomic_fetch_add(&stat_long_late, 1);
@@ -86,20 +108,38 @@ const VARIANTS = {
   } else if (limit > 0) {
     atomic_fetch_add(changed ? &stat_short_hit : &stat_short_out, 1);
   } else atomic_fetch_add(&stat_none, 1);
-  return changed;`], ["wtp_park.c", `/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`, `#include <stdio.h>
+  return changed;`,
+      ],
+      [
+        "wtp_park.c",
+        `/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`,
+        `#include <stdio.h>
 #include <stdlib.h>
 static _Atomic long stat_long_out, stat_long_late, stat_long_early, stat_short_hit, stat_short_out, stat_none;
 static void stat_print(void) { fprintf(stderr, "SPINSTATS long: out %ld caught-late %ld caught-early %ld; short: hit %ld out %ld; none %ld\\n", (long)stat_long_out, (long)stat_long_late, (long)stat_long_early, (long)stat_short_hit, (long)stat_short_out, (long)stat_none); }
 __attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
-/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`], ["wtp_park.c", `  int changed = 0;
-  for (int i = 0; i < limit; i++) {`, `  int changed = 0;
+/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`,
+      ],
+      [
+        "wtp_park.c",
+        `  int changed = 0;
+  for (int i = 0; i < limit; i++) {`,
+        `  int changed = 0;
   int i;
-  for (i = 0; i < limit; i++) {`]],
+  for (i = 0; i < limit; i++) {`,
+      ],
+    ],
   },
   // scan(): a plain load first, the compare-exchange only on an IDLE slot.
   "tatas-scan": {
     defines: [],
-    patch: [["wtp_pool.c", "  int32_t expected = WTP_IDLE;\n  /* Acquire:", "  int32_t expected = WTP_IDLE;\n  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_IDLE) return 0; /* experiment */\n  /* Acquire:"]],
+    patch: [
+      [
+        "wtp_pool.c",
+        "  int32_t expected = WTP_IDLE;\n  /* Acquire:",
+        "  int32_t expected = WTP_IDLE;\n  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_IDLE) return 0; /* experiment */\n  /* Acquire:",
+      ],
+    ],
   },
 };
 // Every recommendation at once (see bench/analysis.md): no spin, 200 ms
@@ -112,15 +152,51 @@ VARIANTS.recommended = {
 const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
-  "throughput-1": { script: "throughput.js", params: { workers: 1, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
-  "waves-pool": { script: "waves-pool.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
-  idle: { script: "idle.js", params: { workers: 64, seconds: 3, settleMs: 500 }, metric: ["cpuPctOfCore", "value"], extra: ["wakeupsPerSec", "value"] },
-  waves: { script: "waves.js", params: { lanes: 8, waves: 2000, rounds: 16 }, metric: ["warmWallMs", "value"], extra: ["warmCpuMs", "value"] },
+  "throughput-1": {
+    script: "throughput.js",
+    params: { workers: 1, threads: 10000, warmup: 500 },
+    metric: ["threadsPerSec", "value"],
+  },
+  "waves-pool": {
+    script: "waves-pool.js",
+    params: { lanes: 8, waves: 2000, rounds: 16 },
+    metric: ["wallMs", "value"],
+    extra: ["cpuMs", "value"],
+  },
+  idle: {
+    script: "idle.js",
+    params: { workers: 64, seconds: 3, settleMs: 500 },
+    metric: ["cpuPctOfCore", "value"],
+    extra: ["wakeupsPerSec", "value"],
+  },
+  waves: {
+    script: "waves.js",
+    params: { lanes: 8, waves: 2000, rounds: 16 },
+    metric: ["warmWallMs", "value"],
+    extra: ["warmCpuMs", "value"],
+  },
   scan: { script: "scan.js", params: { capacity: 1024, busy: 1020, samples: 1000, warmup: 100 }, metric: ["spawnCallUs", "p50"] },
-  "throughput-4": { script: "throughput.js", params: { workers: 4, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
-  contention: { script: "contention.js", params: { spawners: 3, servers: 4, spawns: 100000 }, metric: ["wallMs", "value"], extra: ["cpuMs", "value"] },
-  "handoff-cold": { script: "handoff.js", params: { phase: "cold", samples: 30, warmup: 3, idleMs: 50 }, metric: ["handoffUs", "p50"] },
-  "throughput-2": { script: "throughput.js", params: { workers: 2, threads: 10000, warmup: 500 }, metric: ["threadsPerSec", "value"] },
+  "throughput-4": {
+    script: "throughput.js",
+    params: { workers: 4, threads: 10000, warmup: 500 },
+    metric: ["threadsPerSec", "value"],
+  },
+  contention: {
+    script: "contention.js",
+    params: { spawners: 3, servers: 4, spawns: 100000 },
+    metric: ["wallMs", "value"],
+    extra: ["cpuMs", "value"],
+  },
+  "handoff-cold": {
+    script: "handoff.js",
+    params: { phase: "cold", samples: 30, warmup: 3, idleMs: 50 },
+    metric: ["handoffUs", "p50"],
+  },
+  "throughput-2": {
+    script: "throughput.js",
+    params: { workers: 2, threads: 10000, warmup: 500 },
+    metric: ["threadsPerSec", "value"],
+  },
 };
 const variants = opt("variants", "current,spin0,spin2000,slice1000").split(",");
 const scenarios = opt("only", "handoff-hot,throughput-1,waves-pool,idle").split(",");
@@ -142,12 +218,28 @@ function build(name) {
     }
     srcDir = copy;
   }
-  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) => join(srcDir, f));
+  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) =>
+    join(srcDir, f),
+  );
   const inc = resolve(dirname(process.execPath), "..", "include", "node");
-  execFileSync(process.env.CC || "cc", [
-    "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",
-    ...definesOf(name), `-I${inc}`, "-o", out, ...sources,
-  ], { stdio: "pipe" });
+  execFileSync(
+    process.env.CC || "cc",
+    [
+      "-shared",
+      "-fPIC",
+      "-pthread",
+      "-std=gnu11",
+      "-O2",
+      "-fvisibility=hidden",
+      "-DNAPI_VERSION=8",
+      ...definesOf(name),
+      `-I${inc}`,
+      "-o",
+      out,
+      ...sources,
+    ],
+    { stdio: "pipe" },
+  );
   return out;
 }
 
@@ -157,7 +249,10 @@ function run(script, params, addon) {
     rmSync(outFile, { force: true });
     const env = { ...process.env, BENCH_OUT: outFile };
     if (addon) env.WASI_THREAD_POOL_ADDON = addon;
-    const child = spawn(process.execPath, [join(benchDir, "scenarios", script), JSON.stringify(params)], { env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [join(benchDir, "scenarios", script), JSON.stringify(params)], {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let err = "";
     child.stderr.on("data", (d) => (err += d));
     child.on("exit", (code) => {
@@ -188,9 +283,13 @@ for (const sid of scenarios) {
   for (let rep = 0; rep < reps; rep++) {
     for (const [impl, v] of order) {
       const r = await run(sc.script, { impl, ...sc.params }, impl === "native" ? addons[v] : null);
-      (results[sid][v] ??= []).push(r.error ? { error: r.error } : { main: pick(r, sc.metric), extra: sc.extra ? pick(r, sc.extra) : null, info: r.info });
+      (results[sid][v] ??= []).push(
+        r.error ? { error: r.error } : { main: pick(r, sc.metric), extra: sc.extra ? pick(r, sc.extra) : null, info: r.info },
+      );
       const last = results[sid][v].at(-1);
-      process.stderr.write(`${sid} ${v} ${rep + 1}/${reps}: ${last.error ?? `${sc.metric[0]} ${last.main.toFixed(2)}${sc.extra ? ` ${sc.extra[0]} ${last.extra.toFixed(2)}` : ""}`}\n`);
+      process.stderr.write(
+        `${sid} ${v} ${rep + 1}/${reps}: ${last.error ?? `${sc.metric[0]} ${last.main.toFixed(2)}${sc.extra ? ` ${sc.extra[0]} ${last.extra.toFixed(2)}` : ""}`}\n`,
+      );
     }
   }
 }
@@ -202,16 +301,43 @@ for (const [sid, byVariant] of Object.entries(results)) {
     const ok = runs.filter((r) => !r.error);
     const main = summarize(ok.map((r) => r.main));
     const extra = sc.extra ? summarize(ok.map((r) => r.extra)) : null;
-    table.push({ scenario: sid, variant: v, flags: VARIANTS[v] ? (Array.isArray(VARIANTS[v]) ? VARIANTS[v].join(" ") : "patched copy of src/") : "(JS pool)", metric: `${sc.metric[0]} ${sc.metric[1]}`, median: main.p50, min: main.min, max: main.max, extraMetric: sc.extra?.[0] ?? null, extraMedian: extra?.p50 ?? null, failed: runs.length - ok.length });
+    table.push({
+      scenario: sid,
+      variant: v,
+      flags: VARIANTS[v] ? (Array.isArray(VARIANTS[v]) ? VARIANTS[v].join(" ") : "patched copy of src/") : "(JS pool)",
+      metric: `${sc.metric[0]} ${sc.metric[1]}`,
+      median: main.p50,
+      min: main.min,
+      max: main.max,
+      extraMetric: sc.extra?.[0] ?? null,
+      extraMedian: extra?.p50 ?? null,
+      failed: runs.length - ok.length,
+    });
   }
 }
 for (const row of table) {
-  console.log(`${row.scenario.padEnd(13)} ${row.variant.padEnd(13)} ${row.metric.padEnd(20)} ${row.median.toFixed(2).padStart(10)} [${row.min.toFixed(2)}-${row.max.toFixed(2)}]` +
-    (row.extraMetric ? `  ${row.extraMetric} ${row.extraMedian.toFixed(2)}` : "") + (row.failed ? `  (${row.failed} failed)` : ""));
+  console.log(
+    `${row.scenario.padEnd(13)} ${row.variant.padEnd(13)} ${row.metric.padEnd(20)} ${row.median.toFixed(2).padStart(10)} [${row.min.toFixed(2)}-${row.max.toFixed(2)}]` +
+      (row.extraMetric ? `  ${row.extraMetric} ${row.extraMedian.toFixed(2)}` : "") +
+      (row.failed ? `  (${row.failed} failed)` : ""),
+  );
 }
 mkdirSync(join(benchDir, "results"), { recursive: true });
 // One file per set of scenarios, so that runs of different questions do not
 // overwrite each other.
 const outName = `experiments-${scenarios.join("+")}.json`;
-writeFileSync(join(benchDir, "results", outName), JSON.stringify({ machine: { ...machine, loadAverageAfter: os.loadavg() }, reps, variants: Object.fromEntries(variants.map((v) => [v, VARIANTS[v]])), table, results }, null, 1) + "\n");
+writeFileSync(
+  join(benchDir, "results", outName),
+  JSON.stringify(
+    {
+      machine: { ...machine, loadAverageAfter: os.loadavg() },
+      reps,
+      variants: Object.fromEntries(variants.map((v) => [v, VARIANTS[v]])),
+      table,
+      results,
+    },
+    null,
+    1,
+  ) + "\n",
+);
 console.error(`wrote bench/results/${outName}`);

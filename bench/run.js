@@ -76,7 +76,12 @@ if (typeof opt("render") === "string") {
   });
   for (const f of files) console.error(`bench: wrote ${relative(repoDir, f) || f}`);
   if (file === join(repoDir, "docs", "benchmarks.json") && data.run.mode === "full" && data.run.complete) {
-    if (rewriteReadme(join(repoDir, "README.md"), renderReadmeHeadline({ results: data.results, machine: data.machine, runInfo: data.run }))) {
+    if (
+      rewriteReadme(
+        join(repoDir, "README.md"),
+        renderReadmeHeadline({ results: data.results, machine: data.machine, runInfo: data.run }),
+      )
+    ) {
       console.error("bench: rewrote the headline table of README.md");
     }
   }
@@ -91,13 +96,28 @@ const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps"))
 if (opt("fresh-addon")) {
   const exe = join(repoDir, ".tmp", "bench", "fresh-addon.node");
   mkdirSync(dirname(exe), { recursive: true });
-  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) => join(repoDir, "src", f));
+  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) =>
+    join(repoDir, "src", f),
+  );
   const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");
   try {
-    execFileSync(process.env.CC || "cc", [
-      "-shared", "-fPIC", "-pthread", "-std=gnu11", "-O2", "-fvisibility=hidden", "-DNAPI_VERSION=8",
-      `-I${nodeInclude}`, "-o", exe, ...sources,
-    ], { stdio: "pipe" });
+    execFileSync(
+      process.env.CC || "cc",
+      [
+        "-shared",
+        "-fPIC",
+        "-pthread",
+        "-std=gnu11",
+        "-O2",
+        "-fvisibility=hidden",
+        "-DNAPI_VERSION=8",
+        `-I${nodeInclude}`,
+        "-o",
+        exe,
+        ...sources,
+      ],
+      { stdio: "pipe" },
+    );
   } catch (error) {
     console.error(`bench: --fresh-addon: cc failed: ${String(error.stderr ?? error.message).trim()}`);
     process.exit(2);
@@ -145,11 +165,12 @@ if (typeof opt("impl") === "string") {
 let plan = buildPlan({ quick });
 if (only) plan = plan.filter((s) => only.some((o) => s.id.startsWith(o)));
 const complete = !only && impls.length === available.list.length && repsOverride === null;
-const outDir = typeof opt("out") === "string"
-  ? resolve(opt("out"))
-  : !quick && complete
-    ? join(repoDir, "docs")
-    : join(repoDir, ".tmp", "bench");
+const outDir =
+  typeof opt("out") === "string"
+    ? resolve(opt("out"))
+    : !quick && complete
+      ? join(repoDir, "docs")
+      : join(repoDir, ".tmp", "bench");
 
 // ---------------------------------------------------------------------------
 // Children.
@@ -309,7 +330,17 @@ log(
     `; ${machine.cores} CPUs, load ${machine.loadAverage.join(" ")}`,
 );
 
-const totalSteps = plan.reduce((n, s) => n + (repsOverride ?? s.reps) * (s.kind === "c" || s.single ? 1 : s.variants ? s.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).length : impls.length), 0);
+const totalSteps = plan.reduce(
+  (n, s) =>
+    n +
+    (repsOverride ?? s.reps) *
+      (s.kind === "c" || s.single
+        ? 1
+        : s.variants
+          ? s.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).length
+          : impls.length),
+  0,
+);
 let step = 0;
 const results = []; // per scenario
 
@@ -319,13 +350,14 @@ for (const scenario of plan) {
   // "variants": configurations of their own (implementation + parameters),
   // alternated like the implementations; a native variant runs only where
   // native is measured.
-  const order = scenario.kind === "c"
-    ? ["c"]
-    : scenario.single
-      ? ["ref"]
-      : scenario.variants
-        ? scenario.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).map((v) => v.id)
-        : impls;
+  const order =
+    scenario.kind === "c"
+      ? ["c"]
+      : scenario.single
+        ? ["ref"]
+        : scenario.variants
+          ? scenario.variants.filter((v) => v.impl === undefined || impls.includes(v.impl)).map((v) => v.id)
+          : impls;
   const runs = Object.fromEntries(order.map((i) => [i, []]));
   const t0 = elapsed();
   let skipped = null;
@@ -374,12 +406,18 @@ function aggregate(scenario, runs, skipped, seconds) {
     seconds: Math.round(seconds * 10) / 10,
     skipped,
     variants: scenario.variants ? Object.keys(runs) : undefined,
-    baseline: scenario.variants ? scenario.baseline ?? Object.keys(runs)[0] : undefined,
+    baseline: scenario.variants ? (scenario.baseline ?? Object.keys(runs)[0]) : undefined,
     impls: {},
   };
   for (const [impl, reps] of Object.entries(runs)) {
     const ok = reps.filter((r) => !r.error);
-    const entry = { reps: reps.length, failed: reps.length - ok.length, errors: reps.filter((r) => r.error).map((r) => r.error), metrics: {}, info: ok.map((r) => r.info) };
+    const entry = {
+      reps: reps.length,
+      failed: reps.length - ok.length,
+      errors: reps.filter((r) => r.error).map((r) => r.error),
+      metrics: {},
+      info: ok.map((r) => r.info),
+    };
     for (const metric of scenario.metrics) {
       const name = `${metric.key}:${metric.stat}`;
       if (metric.stat === "value") {
@@ -479,7 +517,8 @@ if (!opt("no-report")) {
   // The README quotes the headline figures of the last full, complete run.
   if (!quick && complete && outDir === join(repoDir, "docs")) {
     const readme = join(repoDir, "README.md");
-    if (rewriteReadme(readme, renderReadmeHeadline({ results, machine, runInfo }))) log("bench: rewrote the headline table of README.md");
+    if (rewriteReadme(readme, renderReadmeHeadline({ results, machine, runInfo })))
+      log("bench: rewrote the headline table of README.md");
     else log("bench: README.md has no bench:headline markers; left alone");
   }
 }

@@ -80,7 +80,12 @@ async function once(bytes, implementation) {
   const cpu = process.cpuUsage(cpu0);
   closeSync(fd);
   const stamp = readFileSync(file).readBigUint64LE(0);
-  return { startup: ms(stamp - called), stop: ms(resolved - stamp), total: ms(resolved - called), cpu: (cpu.user + cpu.system) / 1000 };
+  return {
+    startup: ms(stamp - called),
+    stop: ms(resolved - stamp),
+    total: ms(resolved - called),
+    cpu: (cpu.user + cpu.system) / 1000,
+  };
 }
 
 function summary(values) {
@@ -107,5 +112,7 @@ for (const [key, list] of Object.entries(results)) {
   const name = key.split(" ")[0];
   const main = name === "start" ? "start-up" : "proc_exit to resolve";
   const figure = name === "start" ? list.map((r) => r.startup) : list.map((r) => r.stop);
-  console.log(`${key.padEnd(18)} ${main}: ${summary(figure)}; whole call ${summary(list.map((r) => r.total))}; CPU ${summary(list.map((r) => r.cpu))}`);
+  console.log(
+    `${key.padEnd(18)} ${main}: ${summary(figure)}; whole call ${summary(list.map((r) => r.total))}; CPU ${summary(list.map((r) => r.cpu))}`,
+  );
 }

@@ -28,11 +28,7 @@ const spawns = Number(option("spawns", 1000000));
 const cycles = Number(option("cycles", 1000));
 const warmup = 5;
 const native = getWasiThreadPoolImplementation().native;
-const implementations = option("impl", null)
-  ? [option("impl")]
-  : native.available
-    ? ["native", "js"]
-    : ["js"];
+const implementations = option("impl", null) ? [option("impl")] : native.available ? ["native", "js"] : ["js"];
 
 // Same bounds as the quick test (test/soak.test.js).
 const THREAD_TOLERANCE = 0;
@@ -61,20 +57,32 @@ function check(ok, what) {
 }
 
 const machine = machineInfo(root);
-console.log(`# soak: ${machine.cpuModel}, ${machine.cores} cores, ${machine.platform}, Node ${machine.node}, load ${machine.loadAverage.join(" ")}, commit ${machine.commit}`);
+console.log(
+  `# soak: ${machine.cpuModel}, ${machine.cores} cores, ${machine.platform}, Node ${machine.node}, load ${machine.loadAverage.join(" ")}, commit ${machine.commit}`,
+);
 console.log(`# node bench/soak.js --spawns ${spawns} --cycles ${cycles}`);
 
 const results = { machine, spawns: [], lifecycles: [] };
 for (const implementation of implementations) {
   console.log(`\n## ${implementation}`);
-  const s = await runSpawnSoak({ implementation, total: spawns, spawners: 3, servers: 4, spawnWaitMs: 60000, watchdogMs: 1800000 });
+  const s = await runSpawnSoak({
+    implementation,
+    total: spawns,
+    spawners: 3,
+    servers: 4,
+    spawnWaitMs: 60000,
+    watchdogMs: 1800000,
+  });
   results.spawns.push(s);
   console.log(
     `spawn soak: ${s.spawned} spawns (3 spawners x 4 servers) in ${(s.ms / 1000).toFixed(2)} s = ${Math.round(s.spawnsPerSecond)} spawns/s; ` +
       `declines ${s.declines}, lost ${s.lost}, duplicated ${s.duplicated}, wrong argument ${s.wrongArg}; ` +
       `waited ${s.report.waited}; workers ${s.report.workers}`,
   );
-  check(s.spawned === spawns && s.declines === 0 && s.lost === 0 && s.duplicated === 0 && s.wrongArg === 0, `${implementation} spawn soak`);
+  check(
+    s.spawned === spawns && s.declines === 0 && s.lost === 0 && s.duplicated === 0 && s.wrongArg === 0,
+    `${implementation} spawn soak`,
+  );
 
   const l = await runLifecycle(implementation);
   results.lifecycles.push(l);

@@ -61,7 +61,10 @@ function parse(argv) {
       process.stdout.write(HELP);
       process.exit(0);
     }
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined];
     const take = () => inline ?? value(flag);
     if (flag === "--env") {
       const pair = take();

@@ -28,17 +28,13 @@ export const BROWSER_POOL_PROBE_TIMEOUT_MS = 1500;
 const { RETIRED } = WASI_THREAD_POOL_SLOT;
 
 function hardwareConcurrency() {
-  const candidates = [
-    globalThis.navigator?.hardwareConcurrency,
-    globalThis.self?.navigator?.hardwareConcurrency,
-  ];
+  const candidates = [globalThis.navigator?.hardwareConcurrency, globalThis.self?.navigator?.hardwareConcurrency];
   for (const value of candidates) if (Number.isFinite(value)) return value;
   return 1;
 }
 
 function browserThreadsArmed(opts) {
-  const enabled =
-    opts.enableBrowserThreads ?? globalThis.__SDM_ENABLE_BROWSER_WASI_THREADS__ === true;
+  const enabled = opts.enableBrowserThreads ?? globalThis.__SDM_ENABLE_BROWSER_WASI_THREADS__ === true;
   return (
     enabled === true &&
     globalThis.crossOriginIsolated === true &&
@@ -71,11 +67,7 @@ function constructWorkers(count, workerUrl, browserWorkerType) {
   const created = [];
   try {
     for (let i = 0; i < count; i++) {
-      created.push(
-        browserWorkerType === "classic"
-          ? new Worker(workerUrl)
-          : new Worker(workerUrl, { type: "module" }),
-      );
+      created.push(browserWorkerType === "classic" ? new Worker(workerUrl) : new Worker(workerUrl, { type: "module" }));
     }
   } catch (error) {
     created.forEach(terminateQuietly);
@@ -196,9 +188,7 @@ export async function createBrowserHost(opts) {
     }
     if (result.ok) {
       const keep = explicit ? result.readyWorkers : new Set(slotWorkers);
-      legacyWorkers = new Set(
-        slotWorkers.filter((worker) => result.protocols.get(worker) !== WASI_THREAD_POOL_PROTOCOL),
-      );
+      legacyWorkers = new Set(slotWorkers.filter((worker) => result.protocols.get(worker) !== WASI_THREAD_POOL_PROTOCOL));
       slotWorkers.forEach((worker, slot) => {
         if (keep.has(worker)) {
           poolWorkers.push(worker);
@@ -215,8 +205,7 @@ export async function createBrowserHost(opts) {
       poolDisabled = false;
       spawn = createWasiThreadPoolSpawn(pool, {
         owner: true,
-        dispatchMessage: (slot, tid, startArg) =>
-          slotWorkers[slot].postMessage({ t: "run", tid, startArg }),
+        dispatchMessage: (slot, tid, startArg) => slotWorkers[slot].postMessage({ t: "run", tid, startArg }),
       });
     } else {
       slotWorkers.forEach((worker, slot) => {
@@ -238,9 +227,7 @@ export async function createBrowserHost(opts) {
     },
     activeThreadCount: () => counts()?.active ?? 0,
     spawnCount: () => counts()?.spawned ?? 0,
-    distinctOsThreadCount: () =>
-      poolWorkers.filter((worker) => wasiThreadPoolSlotState(pool, slotOf(worker)) !== RETIRED)
-        .length,
+    distinctOsThreadCount: () => poolWorkers.filter((worker) => wasiThreadPoolSlotState(pool, slotOf(worker)) !== RETIRED).length,
     spawnReport() {
       const pooled = counts();
       return {
@@ -268,9 +255,7 @@ export async function createBrowserHost(opts) {
 // an import of it) could not be loaded, which no fallback can fix.
 function probeWorkers(opts, pool, workers, explicit, after) {
   const timeoutMs =
-    Number.isFinite(opts.probeTimeoutMs) && opts.probeTimeoutMs > 0
-      ? opts.probeTimeoutMs
-      : BROWSER_POOL_PROBE_TIMEOUT_MS;
+    Number.isFinite(opts.probeTimeoutMs) && opts.probeTimeoutMs > 0 ? opts.probeTimeoutMs : BROWSER_POOL_PROBE_TIMEOUT_MS;
   const readyWorkers = new Set();
   const failed = new Set();
   const protocols = new Map();
@@ -329,7 +314,10 @@ function probeWorkers(opts, pool, workers, explicit, after) {
     workers.forEach((worker, slot) => {
       // An earlier probe could not be posted and decided already.
       if (decided) return;
-      timers.set(worker, setTimeout(() => settleOne(worker, false), timeoutMs));
+      timers.set(
+        worker,
+        setTimeout(() => settleOne(worker, false), timeoutMs),
+      );
       worker.onmessage = (event) => onMessage(worker, event?.data);
       worker.onerror = (event) => onError(worker, event);
       try {

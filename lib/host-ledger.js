@@ -66,7 +66,7 @@ export function createSpawnLedger({
   };
 
   function currentPool() {
-    return typeof getPool === "function" ? getPool() ?? null : null;
+    return typeof getPool === "function" ? (getPool() ?? null) : null;
   }
 
   function report() {

@@ -25,8 +25,7 @@ export {
 
 // Chosen once: tests mask process.release before importing to get the
 // browser branch under Node.
-const IS_NODE =
-  typeof process !== "undefined" && !!process.release && process.release.name === "node";
+const IS_NODE = typeof process !== "undefined" && !!process.release && process.release.name === "node";
 
 // Built at run time so that no bundler follows it into the browser build
 // (the same reason the SDK spells "node:" as "no" + "de:").
@@ -38,9 +37,7 @@ const EXTRA_IMPORTS_FUNCTION_MESSAGE =
   'createWasiThreadSpawn extraImports must be structured-cloneable descriptors (e.g. { provider: "flatsql-io", instanceId, channels }) or { moduleUrl } entries: a function cannot cross into a worker thread.';
 
 export function isWasiThreadsModule(wasmModule) {
-  return WebAssembly.Module.imports(wasmModule).some(
-    (entry) => entry.module === "wasi" && entry.name === "thread-spawn",
-  );
+  return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === "wasi" && entry.name === "thread-spawn");
 }
 
 // ---------------------------------------------------------------------------
@@ -70,9 +67,7 @@ function normalizeExtraImports(extraImports) {
 function normalizeImplementation(implementation) {
   if (implementation === undefined) return undefined;
   if (!IMPLEMENTATIONS.includes(implementation)) {
-    throw new RangeError(
-      `implementation must be "native" or "js" (got ${describe(implementation)}).`,
-    );
+    throw new RangeError(`implementation must be "native" or "js" (got ${describe(implementation)}).`);
   }
   return implementation;
 }
@@ -81,9 +76,7 @@ function normalizeRuntimeModule(runtimeModule) {
   if (runtimeModule === undefined) return undefined;
   if (typeof runtimeModule === "string") return runtimeModule;
   if (typeof URL === "function" && runtimeModule instanceof URL) return runtimeModule.href;
-  throw new TypeError(
-    "runtimeModule must be a string or URL naming a module that exports createWasiThreadWorkerRuntime.",
-  );
+  throw new TypeError("runtimeModule must be a string or URL naming a module that exports createWasiThreadWorkerRuntime.");
 }
 
 // Ours: the instance policy of the workers (lib/runtime.js
@@ -129,9 +122,7 @@ export async function createWasiThreadSpawn(options = {}) {
   const opts = normalizeOptions(options ?? {});
   if (opts.requiresHostcalls && !opts.hostcallChannel) return createHostcallStub(opts);
   if (IS_NODE) {
-    const { createNodeWasiThreadHost } = await import(
-      /* webpackIgnore: true */ /* @vite-ignore */ NODE_HOST_MODULE
-    );
+    const { createNodeWasiThreadHost } = await import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_HOST_MODULE);
     return createNodeWasiThreadHost(opts);
   }
   return createBrowserHost(opts);

@@ -33,6 +33,8 @@ import v8 from "node:v8";
 //
 // Memory word 0 holds 0, not the expected 1, so the wait returns "not-equal"
 // at once and never blocks (safe on any thread). A correct engine returns $b.
+// One line per wasm construct, each with its comment (kept as written):
+// prettier-ignore
 const PROBE_BYTES = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
   0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, // type: (i32 i32) -> i32
@@ -63,10 +65,7 @@ export function probeLiftoffHazard() {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(PROBE_BYTES));
     // Two different values: a bug that returned the first param instead of 0
     // would be caught as well.
-    return (
-      instance.exports.probe(0, PROBE_VALUE) !== PROBE_VALUE ||
-      instance.exports.probe(0, 7) !== 7
-    );
+    return instance.exports.probe(0, PROBE_VALUE) !== PROBE_VALUE || instance.exports.probe(0, 7) !== 7;
   } catch {
     // No shared memory or no threads proposal: no atomic waits, no hazard
     // this code can do anything about.

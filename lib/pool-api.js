@@ -14,14 +14,7 @@
 // export below is public API (types/pool.d.ts).
 
 import * as twin from "./pool-js.js";
-import {
-  H_IMPL,
-  HEADER_WORDS,
-  IMPL_JS,
-  IMPL_MASK,
-  IMPL_NATIVE,
-  SLOT_WORDS,
-} from "./layout.js";
+import { H_IMPL, HEADER_WORDS, IMPL_JS, IMPL_MASK, IMPL_NATIVE, SLOT_WORDS } from "./layout.js";
 import { backend } from "./pool-backend.js";
 import { DECLINE, POOL_DECLINE_REASONS } from "./reasons.js";
 import {
@@ -36,11 +29,7 @@ import {
   resolveSpawnWaitMs,
 } from "./validate.js";
 
-export {
-  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
-  WASI_THREAD_POOL_PROTOCOL,
-  WASI_THREAD_POOL_SLOT,
-} from "./layout.js";
+export { DEFAULT_WASI_THREAD_SPAWN_WAIT_MS, WASI_THREAD_POOL_PROTOCOL, WASI_THREAD_POOL_SLOT } from "./layout.js";
 export { resolveSpawnWaitMs } from "./validate.js";
 
 const ENV_OVERRIDE = "WASI_THREAD_POOL_IMPLEMENTATION";
@@ -106,7 +95,10 @@ export function getWasiThreadPoolImplementation() {
   return {
     implementation,
     reason,
-    native: { available: backend.addon !== null, error: backend.addon !== null ? null : (backend.native?.error ?? "no native addon in this runtime") },
+    native: {
+      available: backend.addon !== null,
+      error: backend.addon !== null ? null : (backend.native?.error ?? "no native addon in this runtime"),
+    },
   };
 }
 
@@ -119,7 +111,9 @@ function chooseImplementation(requested) {
     throw new RangeError('implementation must be "native" or "js".');
   }
   if (requested === "native" && backend.addon === null) {
-    throw new Error(`wasi-thread-pool: the native implementation was requested, but ${backend.native === null ? "this runtime has no native addon" : `the addon did not load: ${backend.native.error}`}.`);
+    throw new Error(
+      `wasi-thread-pool: the native implementation was requested, but ${backend.native === null ? "this runtime has no native addon" : `the addon did not load: ${backend.native.error}`}.`,
+    );
   }
   return requested;
 }
@@ -177,7 +171,9 @@ export function wasiThreadPoolLastTid(pool, slot) {
 export function wasiThreadPoolRunningTid(pool, slot) {
   const control = checkPool(pool);
   checkSlot(control, slot);
-  return isNative(control) ? backend.addon.runningTid(handleOf(control), slot, control) : twin.wasiThreadPoolRunningTid(pool, slot);
+  return isNative(control)
+    ? backend.addon.runningTid(handleOf(control), slot, control)
+    : twin.wasiThreadPoolRunningTid(pool, slot);
 }
 
 export function releaseWasiThreadPoolSlotIfRunning(pool, slot, tid) {
@@ -252,7 +248,16 @@ export function createWasiThreadPoolSpawn(pool, options) {
   // Over a SharedArrayBuffer, which can never be detached: the addon keeps
   // a pointer to it (and a reference to the buffer) for the spawner's life.
   const out = new Int32Array(new SharedArrayBuffer(4));
-  const spawner = backend.addon.createSpawner(handleOf(control), spawnWaitMs, owner, grow, dispatch, out, backend.native.threadId, control);
+  const spawner = backend.addon.createSpawner(
+    handleOf(control),
+    spawnWaitMs,
+    owner,
+    grow,
+    dispatch,
+    out,
+    backend.native.threadId,
+    control,
+  );
   const spawn = backend.addon.spawn;
   return function spawnWasiThread(startArg) {
     currentStartArg = startArg;

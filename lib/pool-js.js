@@ -48,9 +48,7 @@ const { PENDING, IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_
 const { POOL_EXHAUSTED, WORKER_CREATE_FAILED, TID_EXHAUSTED, DISPATCH_FAILED, TERMINATED } = DECLINE;
 
 const monotonicNow =
-  typeof performance !== "undefined" && typeof performance.now === "function"
-    ? () => performance.now()
-    : () => Date.now();
+  typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
 
 // ---------------------------------------------------------------------------
 // Header words, clamped to the buffer.
@@ -152,9 +150,7 @@ export function wasiThreadPoolRunningTid(pool, slot) {
   const control = pool.control;
   const base = slotBase(slot);
   const state = Atomics.load(control, base + S_STATE);
-  return state === ASSIGNED || state === RUNNING
-    ? Atomics.load(control, base + S_TID)
-    : null;
+  return state === ASSIGNED || state === RUNNING ? Atomics.load(control, base + S_TID) : null;
 }
 
 // Tid-guarded: a late or duplicate exit for an older thread never frees a
@@ -192,9 +188,7 @@ export function takeWasiThreadPoolAssignment(pool, slot) {
 // RETIRED.
 export function finishWasiThreadPoolRun(pool, slot) {
   const control = pool.control;
-  if (
-    Atomics.compareExchange(control, slotBase(slot) + S_STATE, RUNNING, IDLE) === RUNNING
-  ) {
+  if (Atomics.compareExchange(control, slotBase(slot) + S_STATE, RUNNING, IDLE) === RUNNING) {
     bumpGeneration(control);
   }
 }
@@ -280,10 +274,7 @@ function nextTid(control) {
   }
 }
 
-export function createWasiThreadPoolSpawn(
-  pool,
-  { owner = false, grow = null, dispatchMessage = null } = {},
-) {
+export function createWasiThreadPoolSpawn(pool, { owner = false, grow = null, dispatchMessage = null } = {}) {
   const control = pool.control;
   const spawnWaitMs = pool.spawnWaitMs ?? DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
   const capacity = capacityOf(control);

@@ -103,7 +103,7 @@ export function writeOutputRing(program, fd, bytes) {
   const chunkBytes = outRing.length / 4;
   while (Atomics.compareExchange(control, C_OUT_LOCK, 0, 1) !== 0) Atomics.wait(control, C_OUT_LOCK, 1);
   try {
-    for (let offset = 0; offset < bytes.length; ) {
+    for (let offset = 0; offset < bytes.length;) {
       const chunk = bytes.subarray(offset, offset + chunkBytes);
       const need = OUT_RECORD_HEADER + chunk.length;
       for (;;) {

@@ -136,9 +136,7 @@ async function loadProgram(wasm) {
   if (wasm instanceof WebAssembly.Module) {
     wasmModule = wasm; // compiled by compileWasiThreadGuest (or describeProgramMemory threw)
   } else {
-    const bytes = ArrayBuffer.isView(wasm)
-      ? new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength)
-      : new Uint8Array(wasm);
+    const bytes = ArrayBuffer.isView(wasm) ? new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength) : new Uint8Array(wasm);
     wasmModule = await compileWasiThreadGuest(bytes);
   }
   const exports = WebAssembly.Module.exports(wasmModule);
@@ -146,7 +144,7 @@ async function loadProgram(wasm) {
     fail(
       TypeError,
       "this module exports no _start function: it is not a command. A reactor (_initialize and " +
-        "exported functions) is run with createWasiThreadSpawn (docs/api.md, \"Reactors\").",
+        'exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
     );
   }
   return { wasmModule, memory };
@@ -187,7 +185,11 @@ function createStdinFeeder(source, control, stdinBuffer) {
 
   const onData = (chunk) => {
     stream.pause();
-    pending.push(typeof chunk === "string" ? new TextEncoder().encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    pending.push(
+      typeof chunk === "string"
+        ? new TextEncoder().encode(chunk)
+        : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+    );
     serve();
   };
   const onEnd = () => {
@@ -222,7 +224,6 @@ function createStdinFeeder(source, control, stdinBuffer) {
     },
   };
 }
-
 
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});

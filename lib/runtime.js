@@ -22,14 +22,7 @@
 //   - args_sizes_get: the shim counts UTF-16 units, not the UTF-8 bytes that
 //     args_get writes.
 
-import {
-  ConsoleStdout,
-  File,
-  Fd,
-  OpenFile,
-  WASI,
-  wasi as defs,
-} from "@bjorn3/browser_wasi_shim";
+import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -93,10 +86,7 @@ function describeEntry(entry) {
 function isImportsWithClose(result) {
   if (!result || typeof result !== "object") return false;
   if (!result.imports || typeof result.imports !== "object") return false;
-  return (
-    typeof result.close === "function" ||
-    Object.keys(result).every((key) => key === "imports" || key === "close")
-  );
+  return typeof result.close === "function" || Object.keys(result).every((key) => key === "imports" || key === "close");
 }
 
 // Calls every factory once; returns the import fragments and a close() for
@@ -260,9 +250,7 @@ function outputFd(fd, writeOutput) {
 // WASI
 
 const monotonicNowMs =
-  typeof performance !== "undefined" && typeof performance.now === "function"
-    ? () => performance.now()
-    : () => Date.now();
+  typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
 
 let sleepCell = null;
 function sleepMs(ms) {

@@ -196,9 +196,7 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
 function programOf(processState) {
   const program = processState?.program;
   if (!program || !(program.control instanceof Int32Array)) {
-    throw new TypeError(
-      "lib/wasi-node.js is the runtime of runWasiThreadsProgram: its processState has no program.",
-    );
+    throw new TypeError("lib/wasi-node.js is the runtime of runWasiThreadsProgram: its processState has no program.");
   }
   return program;
 }

@@ -16,12 +16,7 @@
 // the instance policy.)
 
 import { threadId, Worker, workerData } from "node:worker_threads";
-import {
-  createWasiThreadPoolSpawn,
-  retireWasiThreadPoolSlot,
-  serveWasiThreadPoolSlot,
-  wasiThreadPoolLastTid,
-} from "./pool.js";
+import { createWasiThreadPoolSpawn, retireWasiThreadPoolSlot, serveWasiThreadPoolSlot, wasiThreadPoolLastTid } from "./pool.js";
 import { createRunThread, startRuntime } from "./worker-shared.js";
 import { writeAllSync } from "./write-sync.js";
 
@@ -107,9 +102,7 @@ try {
   }));
 } catch (error) {
   // The slot already holds the thread this worker was started for.
-  writeLine(
-    `[wasi-thread] guest thread ${wasiThreadPoolLastTid(pool, slot)} failed to instantiate: ${describe(error)}\n`,
-  );
+  writeLine(`[wasi-thread] guest thread ${wasiThreadPoolLastTid(pool, slot)} failed to instantiate: ${describe(error)}\n`);
   retireWasiThreadPoolSlot(pool, slot);
   throw error;
 }

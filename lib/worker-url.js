@@ -62,9 +62,7 @@ export function resolveBrowserWorkerUrl({ browserWorkerUrl, browserWorkerBaseUrl
     // way a <script src> would; new Worker() would resolve it the same way,
     // but the error message and the Worker should name the absolute URL.
     const href = globalThis.location?.href;
-    return typeof href === "string"
-      ? new URL(base + BROWSER_WORKER_FILE, href).href
-      : base + BROWSER_WORKER_FILE;
+    return typeof href === "string" ? new URL(base + BROWSER_WORKER_FILE, href).href : base + BROWSER_WORKER_FILE;
   }
   if (DEFAULT_BROWSER_WORKER_URL === null) throw new WasiThreadWorkerUnreachableError(NO_ANCHOR);
   return String(DEFAULT_BROWSER_WORKER_URL);

@@ -80,13 +80,72 @@ const MAC = ["-std=c11", "-fvisibility=hidden"];
 // Every cross target. `platform`/`arch` are Node's process.platform/arch,
 // `libc` the node-gyp-build tag (Linux only), `zig` the Zig target triple.
 export const CROSS_TARGETS = [
-  { name: "linux-x64-glibc", platform: "linux", arch: "x64", libc: "glibc", zig: "x86_64-linux-gnu.2.17", wait: "wait_linux.c", flags: LINUX },
-  { name: "linux-x64-musl", platform: "linux", arch: "x64", libc: "musl", zig: "x86_64-linux-musl", wait: "wait_linux.c", flags: LINUX },
-  { name: "linux-arm64-glibc", platform: "linux", arch: "arm64", libc: "glibc", zig: "aarch64-linux-gnu.2.17", wait: "wait_linux.c", flags: LINUX },
-  { name: "linux-arm64-musl", platform: "linux", arch: "arm64", libc: "musl", zig: "aarch64-linux-musl", wait: "wait_linux.c", flags: LINUX },
-  { name: "darwin-x64", platform: "darwin", arch: "x64", libc: null, zig: "x86_64-macos.11.0", wait: "wait_darwin.c", flags: MAC, darwin: { arch: "x86_64", min: "10.15" } },
-  { name: "darwin-arm64", platform: "darwin", arch: "arm64", libc: null, zig: "aarch64-macos.11.0", wait: "wait_darwin.c", flags: MAC, darwin: { arch: "arm64", min: "11.0" } },
-  { name: "win32-x64", platform: "win32", arch: "x64", libc: null, zig: "x86_64-windows-gnu", wait: "wait_windows.c", flags: ["-std=c11"], windows: true },
+  {
+    name: "linux-x64-glibc",
+    platform: "linux",
+    arch: "x64",
+    libc: "glibc",
+    zig: "x86_64-linux-gnu.2.17",
+    wait: "wait_linux.c",
+    flags: LINUX,
+  },
+  {
+    name: "linux-x64-musl",
+    platform: "linux",
+    arch: "x64",
+    libc: "musl",
+    zig: "x86_64-linux-musl",
+    wait: "wait_linux.c",
+    flags: LINUX,
+  },
+  {
+    name: "linux-arm64-glibc",
+    platform: "linux",
+    arch: "arm64",
+    libc: "glibc",
+    zig: "aarch64-linux-gnu.2.17",
+    wait: "wait_linux.c",
+    flags: LINUX,
+  },
+  {
+    name: "linux-arm64-musl",
+    platform: "linux",
+    arch: "arm64",
+    libc: "musl",
+    zig: "aarch64-linux-musl",
+    wait: "wait_linux.c",
+    flags: LINUX,
+  },
+  {
+    name: "darwin-x64",
+    platform: "darwin",
+    arch: "x64",
+    libc: null,
+    zig: "x86_64-macos.11.0",
+    wait: "wait_darwin.c",
+    flags: MAC,
+    darwin: { arch: "x86_64", min: "10.15" },
+  },
+  {
+    name: "darwin-arm64",
+    platform: "darwin",
+    arch: "arm64",
+    libc: null,
+    zig: "aarch64-macos.11.0",
+    wait: "wait_darwin.c",
+    flags: MAC,
+    darwin: { arch: "arm64", min: "11.0" },
+  },
+  {
+    name: "win32-x64",
+    platform: "win32",
+    arch: "x64",
+    libc: null,
+    zig: "x86_64-windows-gnu",
+    wait: "wait_windows.c",
+    flags: ["-std=c11"],
+    windows: true,
+  },
 ];
 
 export const ALL_TARGETS = CROSS_TARGETS;
@@ -105,16 +164,13 @@ export function zigPath() {
 
 function napiInclude() {
   const dir = join(ROOT, "node_modules", "node-api-headers", "include");
-  if (!existsSync(join(dir, "node_api.h"))) throw new Error(`${dir}/node_api.h is missing: run npm install (node-api-headers is a dev dependency)`);
+  if (!existsSync(join(dir, "node_api.h")))
+    throw new Error(`${dir}/node_api.h is missing: run npm install (node-api-headers is a dev dependency)`);
   return dir;
 }
 
 export function uvInclude() {
-  const candidates = [
-    process.env.WTP_UV_INCLUDE,
-    join(dirname(process.execPath), "..", "include", "node"),
-    "/usr/include/node",
-  ];
+  const candidates = [process.env.WTP_UV_INCLUDE, join(dirname(process.execPath), "..", "include", "node"), "/usr/include/node"];
   const dir = candidates.find((d) => d && existsSync(join(d, "uv.h")) && existsSync(join(d, "uv", "win.h")));
   if (!dir) throw new Error(`no libuv headers (uv.h, uv/win.h) in ${candidates.filter(Boolean).join(", ")}: set WTP_UV_INCLUDE`);
   return resolve(dir);
@@ -195,7 +251,10 @@ export function fixMachOUuid(buf) {
     if (hashType !== 2 || hashSize !== 32) throw new Error(`CodeDirectory hash type ${hashType}: only SHA-256 is handled`);
     for (let slot = 0; slot < nCodeSlots; slot++) {
       const page = buf.subarray(slot * pageSize, Math.min((slot + 1) * pageSize, codeLimit));
-      createHash("sha256").update(page).digest().copy(buf, cd + hashOffset + slot * hashSize);
+      createHash("sha256")
+        .update(page)
+        .digest()
+        .copy(buf, cd + hashOffset + slot * hashSize);
     }
   }
   return buf;
@@ -248,11 +307,22 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
       sources.forEach((s, i) => step(zig, ["cc", ...cflags, "-g0", "-c", s, "-o", objects[i]]));
       const libSystem = join(dirname(zig), "lib", "libc", "darwin", "libSystem.11.tbd");
       step(ld64, [
-        "-dylib", "-arch", target.darwin.arch,
-        "-platform_version", "macos", target.darwin.min, "11.0",
-        "-undefined", "dynamic_lookup", "-dead_strip",
-        "-install_name", "wasi-thread-pool.node",
-        libSystem, ...objects, "-o", "addon.node",
+        "-dylib",
+        "-arch",
+        target.darwin.arch,
+        "-platform_version",
+        "macos",
+        target.darwin.min,
+        "11.0",
+        "-undefined",
+        "dynamic_lookup",
+        "-dead_strip",
+        "-install_name",
+        "wasi-thread-pool.node",
+        libSystem,
+        ...objects,
+        "-o",
+        "addon.node",
       ]);
       writeFileSync(join(scratch, "addon.node"), fixMachOUuid(readFileSync(join(scratch, "addon.node"))));
     } else {
@@ -299,6 +369,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const started = Date.now();
     const out = buildTarget(target, { srcDir, outDir });
     const bytes = readFileSync(out).length;
-    console.log(`cross-prebuild: ${target.name} -> ${prebuildPath(target)} (${bytes} bytes, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(
+      `cross-prebuild: ${target.name} -> ${prebuildPath(target)} (${bytes} bytes, ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
 }

@@ -11,8 +11,11 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const check = process.argv.includes("--check");
 const binary = process.env.CLANG_FORMAT || "clang-format";
 
-const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "--",
-  "src", "test/c", "test/fuzz", "bench/c"], { cwd: root, encoding: "utf8" });
+const listed = spawnSync(
+  "git",
+  ["ls-files", "--cached", "--others", "--exclude-standard", "--", "src", "test/c", "test/fuzz", "bench/c"],
+  { cwd: root, encoding: "utf8" },
+);
 if (listed.status !== 0) {
   console.error(`format-c: git ls-files failed: ${listed.stderr}`);
   process.exit(2);
@@ -31,7 +34,7 @@ if (!/version 14\./.test(version.stdout)) {
 const args = check ? ["--dry-run", "--Werror", ...files] : ["-i", ...files];
 const result = spawnSync(binary, args, { cwd: root, encoding: "utf8" });
 if (result.status !== 0) {
-  const named = [...new Set((result.stderr.match(/^[^\s:]+\.(c|h)(?=:\d+:\d+:)/gm) || []))];
+  const named = [...new Set(result.stderr.match(/^[^\s:]+\.(c|h)(?=:\d+:\d+:)/gm) || [])];
   process.stderr.write(result.stderr.split("\n").slice(0, 40).join("\n") + "\n");
   console.error(`format-c: ${named.length || "some"} file(s) not formatted: ${named.join(", ")}`);
   console.error("format-c: run `node scripts/format-c.js` to format them");

@@ -57,8 +57,7 @@ function assertAllowed(result, maxSlots) {
   assert.ok(REASONS.has(result.reason), `reason ${result.reason}`);
   if (result.reason === null) {
     assert.ok(result.tid >= 1 && result.tid <= MAX_TID, `tid ${result.tid}`);
-    assert.ok(Number.isInteger(result.slot) && result.slot >= 0 && result.slot < maxSlots,
-      `slot ${result.slot}`);
+    assert.ok(Number.isInteger(result.slot) && result.slot >= 0 && result.slot < maxSlots, `slot ${result.slot}`);
   } else {
     assert.deepEqual({ tid: result.tid, slot: result.slot }, { tid: -1, slot: -1 });
   }
@@ -87,10 +86,30 @@ const BAD_POOLS = [
   ["a function", () => {}, TypeError, /^pool must be/],
   ["{} (no control)", {}, TypeError, /^pool\.control must be an Int32Array/],
   ["an array as control", { control: [0, 1, 0, 0, 0, 0, 0, 0] }, TypeError, /^pool\.control must be an Int32Array/],
-  ["a Uint32Array as control", { control: new Uint32Array(new SharedArrayBuffer(64)) }, TypeError, /^pool\.control must be an Int32Array/],
-  ["an Int32Array over an ArrayBuffer", { control: new Int32Array(16), spawnWaitMs: 0 }, TypeError, /^pool\.control must be backed by a SharedArrayBuffer/],
-  ["a 7-word control", { control: new Int32Array(new SharedArrayBuffer(28)), spawnWaitMs: 0 }, RangeError, /^pool\.control must hold at least 8 words/],
-  ["an empty control", { control: new Int32Array(new SharedArrayBuffer(0)), spawnWaitMs: 0 }, RangeError, /^pool\.control must hold at least 8 words/],
+  [
+    "a Uint32Array as control",
+    { control: new Uint32Array(new SharedArrayBuffer(64)) },
+    TypeError,
+    /^pool\.control must be an Int32Array/,
+  ],
+  [
+    "an Int32Array over an ArrayBuffer",
+    { control: new Int32Array(16), spawnWaitMs: 0 },
+    TypeError,
+    /^pool\.control must be backed by a SharedArrayBuffer/,
+  ],
+  [
+    "a 7-word control",
+    { control: new Int32Array(new SharedArrayBuffer(28)), spawnWaitMs: 0 },
+    RangeError,
+    /^pool\.control must hold at least 8 words/,
+  ],
+  [
+    "an empty control",
+    { control: new Int32Array(new SharedArrayBuffer(0)), spawnWaitMs: 0 },
+    RangeError,
+    /^pool\.control must hold at least 8 words/,
+  ],
 ];
 
 // Slot values for a buffer of 2 slots: [label, value, errorClass].
@@ -107,7 +126,7 @@ const BAD_SLOTS = [
   ["Infinity", Infinity, RangeError],
   ["-Infinity", -Infinity, RangeError],
   ["-0.5", -0.5, RangeError],
-  ["\"0\"", "0", TypeError],
+  ['"0"', "0", TypeError],
   ["undefined", undefined, TypeError],
   ["null", null, TypeError],
   ["a BigInt", 0n, TypeError],
@@ -115,7 +134,7 @@ const BAD_SLOTS = [
 ];
 
 const BAD_INT32 = [
-  ["\"1\"", "1", TypeError],
+  ['"1"', "1", TypeError],
   ["undefined", undefined, TypeError],
   ["1.5", 1.5, RangeError],
   ["NaN", NaN, RangeError],
@@ -169,29 +188,74 @@ function otherArgumentCases() {
     cases.push(["openWasiThreadPoolSlots", `count ${label}`, (p) => open(p, value), cls, /^count must be/]);
     cases.push(["releaseWasiThreadPoolSlotIfRunning", `tid ${label}`, (p) => release(p, 0, value), cls, /^tid must be/]);
     if (value !== undefined) {
-      cases.push(["serveWasiThreadPoolSlot", `osThreadId ${label}`,
-        (p) => serve(p, 0, { runThread: () => true, osThreadId: value }), cls, /^osThreadId must be/]);
+      cases.push([
+        "serveWasiThreadPoolSlot",
+        `osThreadId ${label}`,
+        (p) => serve(p, 0, { runThread: () => true, osThreadId: value }),
+        cls,
+        /^osThreadId must be/,
+      ]);
     }
   }
   for (const [label, value] of [...NOT_FUNCTIONS, ["undefined", undefined], ["null", null]]) {
-    cases.push(["serveWasiThreadPoolSlot", `runThread ${label}`,
-      (p) => serve(p, 0, { runThread: value }), TypeError, /^runThread must be a function/]);
+    cases.push([
+      "serveWasiThreadPoolSlot",
+      `runThread ${label}`,
+      (p) => serve(p, 0, { runThread: value }),
+      TypeError,
+      /^runThread must be a function/,
+    ]);
   }
   for (const [label, value] of NOT_FUNCTIONS) {
-    cases.push(["createWasiThreadPoolSpawn", `grow ${label}`,
-      (p) => createSpawn(p, { owner: true, grow: value }), TypeError, /^grow must be a function/]);
-    cases.push(["createWasiThreadPoolSpawn", `dispatchMessage ${label}`,
-      (p) => createSpawn(p, { owner: true, dispatchMessage: value }), TypeError, /^dispatchMessage must be a function/]);
+    cases.push([
+      "createWasiThreadPoolSpawn",
+      `grow ${label}`,
+      (p) => createSpawn(p, { owner: true, grow: value }),
+      TypeError,
+      /^grow must be a function/,
+    ]);
+    cases.push([
+      "createWasiThreadPoolSpawn",
+      `dispatchMessage ${label}`,
+      (p) => createSpawn(p, { owner: true, dispatchMessage: value }),
+      TypeError,
+      /^dispatchMessage must be a function/,
+    ]);
   }
-  for (const [label, value] of [["5", 5], ["a string", "x"], ["true", true]]) {
+  for (const [label, value] of [
+    ["5", 5],
+    ["a string", "x"],
+    ["true", true],
+  ]) {
     cases.push(["armWasiThreadPoolSlot", `options ${label}`, (p) => arm(p, 0, value), TypeError, /^options must be an object/]);
-    cases.push(["serveWasiThreadPoolSlot", `options ${label}`, (p) => serve(p, 0, value), TypeError, /^options must be an object/]);
-    cases.push(["createWasiThreadPoolSpawn", `options ${label}`, (p) => createSpawn(p, value), TypeError, /^options must be an object/]);
+    cases.push([
+      "serveWasiThreadPoolSlot",
+      `options ${label}`,
+      (p) => serve(p, 0, value),
+      TypeError,
+      /^options must be an object/,
+    ]);
+    cases.push([
+      "createWasiThreadPoolSpawn",
+      `options ${label}`,
+      (p) => createSpawn(p, value),
+      TypeError,
+      /^options must be an object/,
+    ]);
   }
-  for (const [label, value] of [["NaN", NaN], ["-1", -1], ["Infinity", Infinity], ["\"10\"", "10"]]) {
-    cases.push(["createWasiThreadPoolSpawn", `a descriptor with spawnWaitMs ${label}`,
-      (p) => createSpawn({ control: p.control, spawnWaitMs: value }), RangeError,
-      new RegExp(`^pool\\.${SPAWN_WAIT_MESSAGE.replace(/\./g, "\\.")}$`)]);
+  for (const [label, value] of [
+    ["NaN", NaN],
+    ["-1", -1],
+    ["Infinity", Infinity],
+    ['"10"', "10"],
+  ]) {
+    cases.push([
+      "createWasiThreadPoolSpawn",
+      `a descriptor with spawnWaitMs ${label}`,
+      (p) => createSpawn({ control: p.control, spawnWaitMs: value }),
+      RangeError,
+      new RegExp(`^pool\\.${SPAWN_WAIT_MESSAGE.replace(/\./g, "\\.")}$`),
+    ]);
   }
   return cases;
 }
@@ -283,14 +347,15 @@ for (const impl of IMPLEMENTATIONS) {
       for (const capacity of [-1, 1.5, NaN, "4", undefined, null, Infinity, 4n, 2 ** 53]) {
         assertThrowsNamed(() => createPool(impl, { capacity }), RangeError, /capacity must be/);
       }
-      assertThrowsNamed(() => createPool(impl, { capacity: -1 }), RangeError,
-        /^pool capacity must be a non-negative integer\.$/);
+      assertThrowsNamed(() => createPool(impl, { capacity: -1 }), RangeError, /^pool capacity must be a non-negative integer\.$/);
     });
 
     it("createWasiThreadPool: a bad spawnWaitMs throws the SDK's RangeError", () => {
       for (const spawnWaitMs of [NaN, -1, Infinity, "10"]) {
-        assert.throws(() => createPool(impl, { capacity: 1, spawnWaitMs }),
-          (error) => error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE);
+        assert.throws(
+          () => createPool(impl, { capacity: 1, spawnWaitMs }),
+          (error) => error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE,
+        );
       }
     });
 
@@ -311,8 +376,7 @@ for (const impl of IMPLEMENTATIONS) {
 
     it("createWasiThreadPool: an unknown implementation throws, naming it", () => {
       for (const implementation of ["wasm", "JS", 1]) {
-        assertThrowsNamed(() => api.createWasiThreadPool({ capacity: 1, implementation }),
-          RangeError, /implementation must be/);
+        assertThrowsNamed(() => api.createWasiThreadPool({ capacity: 1, implementation }), RangeError, /implementation must be/);
       }
     });
   });
@@ -337,7 +401,10 @@ for (const impl of IMPLEMENTATIONS) {
         const spawn = createSpawn(pool, { owner: true, grow: (s) => grown.push(s) });
         const results = [0, 1, 2].map(() => timed(() => spawn(0)));
         results.forEach((r) => assertAllowed(r, 2));
-        assert.deepEqual(results.map((r) => r.slot), [0, 1, -1]);
+        assert.deepEqual(
+          results.map((r) => r.slot),
+          [0, 1, -1],
+        );
         assert.equal(results[2].reason, "pool-exhausted");
         assert.deepEqual(grown, [], "no room: never grows");
         assert.equal(report(pool).active, 2);
@@ -367,7 +434,10 @@ for (const impl of IMPLEMENTATIONS) {
         const spawn = createSpawn(pool, { owner: true, grow: (s) => grown.push(s) });
         const results = [0, 1, 2, 3].map(() => timed(() => spawn(0)));
         results.forEach((r) => assertAllowed(r, 2));
-        assert.deepEqual(results.map((r) => r.slot), [0, 1, -1, -1]);
+        assert.deepEqual(
+          results.map((r) => r.slot),
+          [0, 1, -1, -1],
+        );
         assert.deepEqual(grown, [0, 1]);
         assert.equal(pool.control[H_SLOTS], 2);
         pool.control[H_SLOTS] = capacity;
@@ -383,8 +453,7 @@ for (const impl of IMPLEMENTATIONS) {
         pool.control[H_CAPACITY] = capacity;
         assert.equal(report(pool).slots, 0);
         const grown = [];
-        const result = timed(() =>
-          createSpawn(pool, { owner: true, grow: (s) => grown.push(s) })(0));
+        const result = timed(() => createSpawn(pool, { owner: true, grow: (s) => grown.push(s) })(0));
         assert.equal(result.reason, "pool-exhausted");
         assert.deepEqual(grown, []);
       });
@@ -462,10 +531,14 @@ for (const impl of IMPLEMENTATIONS) {
           retire(pool, 0);
           pool.control[H_IMPL] = tag;
           const before = Array.from(pool.control);
-          assert.throws(() => call(pool), (error) => {
-            assert.match(error.message, /word 7 holds .*names no wait mechanism/, name);
-            return true;
-          }, `${name} with H_IMPL ${tag}`);
+          assert.throws(
+            () => call(pool),
+            (error) => {
+              assert.match(error.message, /word 7 holds .*names no wait mechanism/, name);
+              return true;
+            },
+            `${name} with H_IMPL ${tag}`,
+          );
           assert.deepEqual(Array.from(pool.control), before);
         }
       }
@@ -474,7 +547,9 @@ for (const impl of IMPLEMENTATIONS) {
     it("random corruption: every call returns an allowed result, quickly", () => {
       let seed = 0x2545f491;
       const random = () => {
-        seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
         return seed >>> 0;
       };
       const interesting = [0, 1, 2, 3, 4, 5, 6, -1, -5, 7, 1e6, MAX_TID, 0x7fffffff, -0x80000000];
@@ -495,7 +570,10 @@ for (const impl of IMPLEMENTATIONS) {
           dispatchMessage: () => {},
         });
         for (let call = 0; call < 4; call++) {
-          assertAllowed(timed(() => spawn(call)), SLOTS);
+          assertAllowed(
+            timed(() => spawn(call)),
+            SLOTS,
+          );
           const counts = report(pool);
           assert.ok(counts.slots >= 0 && counts.slots <= SLOTS);
           assert.ok(counts.active + counts.idle <= counts.slots);

@@ -30,7 +30,17 @@ function scratchRepo(t) {
 
 // node-gyp rebuild in `dir`, as scripts/install.js runs it; null if it cannot.
 function build(dir) {
-  const script = join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js");
+  const script = join(
+    dirname(process.execPath),
+    "..",
+    "lib",
+    "node_modules",
+    "npm",
+    "node_modules",
+    "node-gyp",
+    "bin",
+    "node-gyp.js",
+  );
   const [command, ...pre] = existsSync(script) ? [process.execPath, script] : ["node-gyp"];
   const prefix = join(dirname(process.execPath), "..");
   const args = [...pre, "rebuild"];

@@ -12,12 +12,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 
-import {
-  EXPECTED_OUTPUT_HEX,
-  WAVE_MODES,
-  readWaveGuest,
-  threadWaveSpawns,
-} from "./support/wave-guest.js";
+import { EXPECTED_OUTPUT_HEX, WAVE_MODES, readWaveGuest, threadWaveSpawns } from "./support/wave-guest.js";
 import { BUNDLED_WORKER_PATH, startWaveServer } from "./browser/server.js";
 
 const CI = process.env.CI === "true";

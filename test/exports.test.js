@@ -81,7 +81,10 @@ it("the root and ./pool export every SDK pool name; the root and ./host every SD
 it("the browser entries never reach the addon loader or a node: module", () => {
   for (const condition of [pkg.exports["."].browser, pkg.exports["./pool"].browser, pkg.exports["./worker-browser"]]) {
     const { files, bare } = graph(condition);
-    assert.ok(!files.some((f) => f.endsWith("lib/binding.js") || f.endsWith("lib/native-backend.js") || f.endsWith("lib/pool.js")), `${condition} reaches ${files}`);
+    assert.ok(
+      !files.some((f) => f.endsWith("lib/binding.js") || f.endsWith("lib/native-backend.js") || f.endsWith("lib/pool.js")),
+      `${condition} reaches ${files}`,
+    );
     assert.deepEqual(
       bare.filter((s) => s.startsWith("node:") || s === "node-gyp-build"),
       [],

@@ -97,10 +97,11 @@ for (const implementation of IMPLEMENTATIONS) {
         assert.equal(await hook.exited[first], 1, "a terminated worker exits with code 1");
         // The host's exit handler retires the slot: neither busy nor idle.
         await until(() => host.spawnReport().active === 0, { what: "the slot to be retired" });
-        assert.deepEqual(
-          (({ active, idle, workers }) => ({ active, idle, workers }))(host.spawnReport()),
-          { active: 0, idle: 0, workers: 1 },
-        );
+        assert.deepEqual((({ active, idle, workers }) => ({ active, idle, workers }))(host.spawnReport()), {
+          active: 0,
+          idle: 0,
+          workers: 1,
+        });
         assert.equal(Atomics.load(words, F.DONE), 0, "the killed thread never finished");
         Atomics.store(words, F.PENDING, 1);
         assert.equal(host.threadSpawn(farg(FK.PLAIN, 5)), 2);
@@ -169,21 +170,29 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.deepEqual(run.result.after, { active: 0, idle: 0, workers: 1 });
     });
 
-    test("a worker started by a guest thread dies mid-thread (process.exit): its slot does not stay busy", {
-      todo: implementation === "js"
-        ? "lib/pool-js.js serveWasiThreadPoolSlot retires the slot of a throwing runThread in a catch block, which a worker's termination skips; the parent worker that started it is blocked in its own serve loop and cannot handle the exit event either, so the slot stays RUNNING (active 1) until the parent's serve loop ends"
-        : false,
-    }, async () => {
-      const { host, words } = await guest({ implementation });
-      Atomics.store(words, F.CHILD_ARG, farg(FK.DIE));
-      Atomics.store(words, F.PENDING, 2);
-      host.threadSpawn(farg(FK.SPAWNER, 1));
-      await until(() => Atomics.load(words, F.DONE) === 1 && Atomics.load(words, F.RUNNING) === 1, {
-        what: "the spawner to end and its child to start",
-      });
-      await until(() => host.spawnReport().active === 0, { timeoutMs: 3000, what: "the dead child's slot to leave the busy states" });
-      assert.equal(host.spawnReport().idle, 1, "only the spawner's slot is idle");
-    });
+    test(
+      "a worker started by a guest thread dies mid-thread (process.exit): its slot does not stay busy",
+      {
+        todo:
+          implementation === "js"
+            ? "lib/pool-js.js serveWasiThreadPoolSlot retires the slot of a throwing runThread in a catch block, which a worker's termination skips; the parent worker that started it is blocked in its own serve loop and cannot handle the exit event either, so the slot stays RUNNING (active 1) until the parent's serve loop ends"
+            : false,
+      },
+      async () => {
+        const { host, words } = await guest({ implementation });
+        Atomics.store(words, F.CHILD_ARG, farg(FK.DIE));
+        Atomics.store(words, F.PENDING, 2);
+        host.threadSpawn(farg(FK.SPAWNER, 1));
+        await until(() => Atomics.load(words, F.DONE) === 1 && Atomics.load(words, F.RUNNING) === 1, {
+          what: "the spawner to end and its child to start",
+        });
+        await until(() => host.spawnReport().active === 0, {
+          timeoutMs: 3000,
+          what: "the dead child's slot to leave the busy states",
+        });
+        assert.equal(host.spawnReport().idle, 1, "only the spawner's slot is idle");
+      },
+    );
 
     // --- A guest trap and an instantiate failure on a guest-started worker --
 
@@ -205,7 +214,10 @@ for (const implementation of IMPLEMENTATIONS) {
     test("an instantiate failure on a worker started by a guest thread: stderr line only, slot retired, its thread never runs", async () => {
       const run = await runScenario("child-instantiate-fail", implementation);
       assertClean(run);
-      assert.match(run.stderr, /\[wasi-thread\] guest thread 2 failed to instantiate: Error: fault-imports: refusing the worker of slot 1/);
+      assert.match(
+        run.stderr,
+        /\[wasi-thread\] guest thread 2 failed to instantiate: Error: fault-imports: refusing the worker of slot 1/,
+      );
       const { spawner, childSpawned, sum, errors, after: afterFail, next } = run.result;
       assert.equal(spawner, 1);
       assert.equal(childSpawned, 1, "the spawn itself succeeded");
@@ -300,10 +312,16 @@ for (const implementation of IMPLEMENTATIONS) {
       const outcomes = await Promise.all(spawners.map((s) => within(s.message("spawned"), ANSWER_MS, "spawn result")));
       const returnedAfter = performance.now() - retiredAt;
       for (const { results, ms, returnedAt } of outcomes) {
-        assert.deepEqual(results.map((r) => [r.tid, r.reason]), [[-1, "pool-exhausted"]]);
+        assert.deepEqual(
+          results.map((r) => [r.tid, r.reason]),
+          [[-1, "pool-exhausted"]],
+        );
         // After the retire by the clock, not by a guess at when the spawner
         // started its spawn.
-        assert.ok(returnedAt >= retiredAtAbs - CLOCK_SLACK_MS, `returned ${(retiredAtAbs - returnedAt).toFixed(1)} ms before the retire`);
+        assert.ok(
+          returnedAt >= retiredAtAbs - CLOCK_SLACK_MS,
+          `returned ${(retiredAtAbs - returnedAt).toFixed(1)} ms before the retire`,
+        );
         assert.ok(ms < PROMPT_MS, `returned after ${ms} ms`);
       }
       assert.ok(returnedAfter < PROMPT_MS, `answers came ${returnedAfter} ms after the retire`);

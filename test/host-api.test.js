@@ -148,14 +148,8 @@ test("resolve step 1: browserWorkerUrl is used as given and wins over every base
 
 test("resolve step 2: a per-call base, given a trailing slash, wins over the process base", (t) => {
   withBase(t, "https://cdn.test/wtp/");
-  assert.equal(
-    resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "https://app.test/assets" }),
-    `https://app.test/assets/${FILE}`,
-  );
-  assert.equal(
-    resolveBrowserWorkerUrl({ browserWorkerBaseUrl: new URL("https://app.test/a/") }),
-    `https://app.test/a/${FILE}`,
-  );
+  assert.equal(resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "https://app.test/assets" }), `https://app.test/assets/${FILE}`);
+  assert.equal(resolveBrowserWorkerUrl({ browserWorkerBaseUrl: new URL("https://app.test/a/") }), `https://app.test/a/${FILE}`);
   // Falsy values fall through to the next step.
   assert.equal(resolveBrowserWorkerUrl({ browserWorkerUrl: "", browserWorkerBaseUrl: "" }), `https://cdn.test/wtp/${FILE}`);
 });
@@ -169,19 +163,10 @@ test("resolve step 3: the process-wide base", (t) => {
 test("resolve step 4: a relative base resolves against location.href when there is one", (t) => {
   const restore = installBrowserGlobals({ location: { href: "https://app.test/deep/page.html?q=1" } });
   t.after(restore);
-  assert.equal(
-    resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "/static/wasi" }),
-    `https://app.test/static/wasi/${FILE}`,
-  );
-  assert.equal(
-    resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "assets" }),
-    `https://app.test/deep/assets/${FILE}`,
-  );
+  assert.equal(resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "/static/wasi" }), `https://app.test/static/wasi/${FILE}`);
+  assert.equal(resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "assets" }), `https://app.test/deep/assets/${FILE}`);
   // An absolute base ignores the document.
-  assert.equal(
-    resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "https://cdn.test/x" }),
-    `https://cdn.test/x/${FILE}`,
-  );
+  assert.equal(resolveBrowserWorkerUrl({ browserWorkerBaseUrl: "https://cdn.test/x" }), `https://cdn.test/x/${FILE}`);
   withBase(t, "../lib");
   assert.equal(resolveBrowserWorkerUrl(), `https://app.test/lib/${FILE}`);
 });
@@ -238,10 +223,10 @@ test("spawnWaitMs: NaN, negative, Infinity and strings are RangeErrors; 0 and fr
 });
 
 test("extraImports: a function entry is a TypeError with the SDK's message", async () => {
-  await assert.rejects(
-    createWasiThreadSpawn({ extraImports: [{ moduleUrl: "x.js" }, () => ({})] }),
-    { name: "TypeError", message: EXTRA_IMPORTS_MESSAGE },
-  );
+  await assert.rejects(createWasiThreadSpawn({ extraImports: [{ moduleUrl: "x.js" }, () => ({})] }), {
+    name: "TypeError",
+    message: EXTRA_IMPORTS_MESSAGE,
+  });
 });
 
 test("extraImports: not an array is a TypeError naming it", async () => {
@@ -253,21 +238,18 @@ test("extraImports: not an array is a TypeError naming it", async () => {
 
 test("validation order: poolSize, then spawnWaitMs, then extraImports, then the stub", async () => {
   const fn = () => ({});
-  await assert.rejects(
-    createWasiThreadSpawn({ poolSize: -1, spawnWaitMs: -1, extraImports: [fn], requiresHostcalls: true }),
-    { message: "poolSize must be a non-negative integer." },
-  );
-  await assert.rejects(
-    createWasiThreadSpawn({ spawnWaitMs: -1, extraImports: [fn], requiresHostcalls: true }),
-    { message: /^spawnWaitMs/ },
-  );
-  await assert.rejects(
-    createWasiThreadSpawn({ extraImports: [fn], requiresHostcalls: true }),
-    { message: EXTRA_IMPORTS_MESSAGE },
-  );
+  await assert.rejects(createWasiThreadSpawn({ poolSize: -1, spawnWaitMs: -1, extraImports: [fn], requiresHostcalls: true }), {
+    message: "poolSize must be a non-negative integer.",
+  });
+  await assert.rejects(createWasiThreadSpawn({ spawnWaitMs: -1, extraImports: [fn], requiresHostcalls: true }), {
+    message: /^spawnWaitMs/,
+  });
+  await assert.rejects(createWasiThreadSpawn({ extraImports: [fn], requiresHostcalls: true }), {
+    message: EXTRA_IMPORTS_MESSAGE,
+  });
 });
 
-test("implementation: only \"native\" or \"js\"; anything else is a RangeError naming it", async () => {
+test('implementation: only "native" or "js"; anything else is a RangeError naming it', async () => {
   for (const implementation of ["wasm", "", null, 1, "JS"]) {
     await assert.rejects(createWasiThreadSpawn({ implementation, requiresHostcalls: true }), {
       name: "RangeError",
@@ -291,10 +273,10 @@ test("runtimeModule: a string or URL; anything else is a TypeError naming it", a
 });
 
 test("our own options are checked after extraImports", async () => {
-  await assert.rejects(
-    createWasiThreadSpawn({ extraImports: [() => {}], implementation: "x", runtimeModule: 1 }),
-    { name: "TypeError", message: EXTRA_IMPORTS_MESSAGE },
-  );
+  await assert.rejects(createWasiThreadSpawn({ extraImports: [() => {}], implementation: "x", runtimeModule: 1 }), {
+    name: "TypeError",
+    message: EXTRA_IMPORTS_MESSAGE,
+  });
   await assert.rejects(createWasiThreadSpawn({ implementation: "x", runtimeModule: 1 }), RangeError);
 });
 
@@ -361,29 +343,40 @@ test("hostcall stub: any falsy hostcallChannel counts as missing", async () => {
 
 const hostNodePresent = existsSync(new URL("../lib/host-node.js", import.meta.url));
 
-test("Node branch: createWasiThreadSpawn hands over to lib/host-node.js", { skip: !hostNodePresent && "lib/host-node.js not present yet" }, async () => {
-  const wabt = await (await import("wabt")).default();
-  const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
-  const wasmModule = new WebAssembly.Module(watToBytes(wabt, THREADED_WAT));
-  const declined = [];
-  const threads = await createWasiThreadSpawn({
-    wasmModule,
-    memory,
-    poolSize: 0,
-    onSpawnDeclined: (info) => declined.push(info),
-  });
-  try {
-    for (const name of ["threadSpawn", "activeThreadCount", "spawnCount", "distinctOsThreadCount", "spawnReport", "terminateAll"]) {
-      assert.equal(typeof threads[name], "function", name);
+test(
+  "Node branch: createWasiThreadSpawn hands over to lib/host-node.js",
+  { skip: !hostNodePresent && "lib/host-node.js not present yet" },
+  async () => {
+    const wabt = await (await import("wabt")).default();
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
+    const wasmModule = new WebAssembly.Module(watToBytes(wabt, THREADED_WAT));
+    const declined = [];
+    const threads = await createWasiThreadSpawn({
+      wasmModule,
+      memory,
+      poolSize: 0,
+      onSpawnDeclined: (info) => declined.push(info),
+    });
+    try {
+      for (const name of [
+        "threadSpawn",
+        "activeThreadCount",
+        "spawnCount",
+        "distinctOsThreadCount",
+        "spawnReport",
+        "terminateAll",
+      ]) {
+        assert.equal(typeof threads[name], "function", name);
+      }
+      assert.equal(threads.threadSpawn(0), -1);
+      assert.equal(declined[0].reason, "pool-exhausted");
+      assert.equal(threads.spawnReport().poolSize, 0);
+      assert.equal(threads.distinctOsThreadCount(), 0);
+    } finally {
+      await threads.terminateAll();
     }
-    assert.equal(threads.threadSpawn(0), -1);
-    assert.equal(declined[0].reason, "pool-exhausted");
-    assert.equal(threads.spawnReport().poolSize, 0);
-    assert.equal(threads.distinctOsThreadCount(), 0);
-  } finally {
-    await threads.terminateAll();
-  }
-});
+  },
+);
 
 // ---------------------------------------------------------------------------
 // isWasiThreadsModule.
@@ -410,10 +403,7 @@ test("isWasiThreadsModule: only an import of wasi.thread-spawn counts", async ()
 
   assert.equal(check(THREADED_WAT), true);
   assert.equal(check("(module)"), false);
-  assert.equal(
-    check(`(module (import "wasi_snapshot_preview1" "thread-spawn" (func (param i32) (result i32))))`),
-    false,
-  );
+  assert.equal(check(`(module (import "wasi_snapshot_preview1" "thread-spawn" (func (param i32) (result i32))))`), false);
   assert.equal(check(`(module (import "wasi" "thread_spawn" (func (param i32) (result i32))))`), false);
   assert.equal(check(`(module (import "wasi" "thread-spawn" (global i32)))`), true);
   assert.equal(check(`(module (func (export "thread-spawn")))`), false);

@@ -7,27 +7,10 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import {
-  captureConsoleError,
-  delay,
-  importBrowserHost,
-  installBrowserGlobals,
-  sharedMemory,
-} from "./support/host-env.js";
+import { captureConsoleError, delay, importBrowserHost, installBrowserGlobals, sharedMemory } from "./support/host-env.js";
 import { MockWorker } from "./support/mock-worker.js";
-import {
-  FLAG_MESSAGE_DISPATCH,
-  H_SLOTS,
-  S_ARG,
-  S_FLAGS,
-  WASI_THREAD_POOL_SLOT,
-  slotBase,
-} from "../lib/layout.js";
-import {
-  createWasiThreadPoolSpawn,
-  wasiThreadPoolSlotState,
-  wasiThreadPoolLastTid,
-} from "../lib/pool.browser.js";
+import { FLAG_MESSAGE_DISPATCH, H_SLOTS, S_ARG, S_FLAGS, WASI_THREAD_POOL_SLOT, slotBase } from "../lib/layout.js";
+import { createWasiThreadPoolSpawn, wasiThreadPoolSlotState, wasiThreadPoolLastTid } from "../lib/pool.browser.js";
 
 const { PENDING, IDLE, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
 
@@ -166,7 +149,7 @@ test("gate: crossOriginIsolated must be exactly true", async (t) => {
       restore();
     }
   }
-  t.diagnostic("checked false, undefined and \"true\"");
+  t.diagnostic('checked false, undefined and "true"');
 });
 
 test("gate: the memory must be SharedArrayBuffer-backed", async (t) => {
@@ -231,14 +214,8 @@ test("size: implicit is min(hardwareConcurrency - 1, requestedThreads)", async (
 });
 
 test("size: hardwareConcurrency from navigator, then self.navigator, then 1", async (t) => {
-  assert.equal(
-    await implicitSize(t, { hardwareConcurrency: undefined, self: { navigator: { hardwareConcurrency: 3 } } }),
-    2,
-  );
-  assert.equal(
-    await implicitSize(t, { hardwareConcurrency: NaN, self: { navigator: { hardwareConcurrency: 5 } } }),
-    4,
-  );
+  assert.equal(await implicitSize(t, { hardwareConcurrency: undefined, self: { navigator: { hardwareConcurrency: 3 } } }), 2);
+  assert.equal(await implicitSize(t, { hardwareConcurrency: NaN, self: { navigator: { hardwareConcurrency: 5 } } }), 4);
   assert.equal(await implicitSize(t, { hardwareConcurrency: undefined }), 0);
 });
 
@@ -285,14 +262,14 @@ test("size: an explicit poolSize is taken as is, past the hardware and requested
 // ---------------------------------------------------------------------------
 // Creation (2.7 step 3).
 
-test("create: module workers by default, new Worker(url, {type: \"module\"})", async (t) => {
+test('create: module workers by default, new Worker(url, {type: "module"})', async (t) => {
   browser(t);
   const threads = await spawnHost();
   for (const worker of workers()) assert.deepEqual(worker.args, [WORKER_URL, { type: "module" }]);
   await threads.terminateAll();
 });
 
-test("create: browserWorkerType \"classic\" calls new Worker(url) with no second argument", async (t) => {
+test('create: browserWorkerType "classic" calls new Worker(url) with no second argument', async (t) => {
   browser(t);
   const threads = await spawnHost({ browserWorkerType: "classic" });
   for (const worker of workers()) {
@@ -334,17 +311,22 @@ test("create: the worker URL follows resolveBrowserWorkerUrl (base, process base
 
 test("create: a constructor that throws terminates the created workers and throws Unreachable", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2", "throw"] });
-  const error = await rejection(createWasiThreadSpawn({
-    wasmModule: WASM_MODULE,
-    memory: sharedMemory(),
-    browserWorkerUrl: WORKER_URL,
-  }));
+  const error = await rejection(
+    createWasiThreadSpawn({
+      wasmModule: WASM_MODULE,
+      memory: sharedMemory(),
+      browserWorkerUrl: WORKER_URL,
+    }),
+  );
   assert.ok(error instanceof WasiThreadWorkerUnreachableError);
   assert.equal(error.workerUrl, WORKER_URL);
   assert.match(error.cause.message, /cannot start worker 2/);
   assert.equal(workers().length, 2);
   assert.ok(workers().every((w) => w.terminated));
-  assert.ok(workers().every((w) => w.probe === null), "no probe was posted");
+  assert.ok(
+    workers().every((w) => w.probe === null),
+    "no probe was posted",
+  );
 });
 
 test("create: no Worker global at all is Unreachable too", async (t) => {
@@ -467,7 +449,10 @@ test("all-or-nothing (implicit): the first loser decides at once, without waitin
   // Decided before the slow worker answered (its timer is later than the
   // loser's, so this is an order, not a timing).
   assert.equal(workers()[0].answered, false, "the host waited for the slow worker");
-  assert.ok(workers().every((w) => w.terminated), "the late-ready worker is terminated too");
+  assert.ok(
+    workers().every((w) => w.terminated),
+    "the late-ready worker is terminated too",
+  );
   assert.deepEqual(states(), [RETIRED, RETIRED, RETIRED]);
   assert.deepEqual(threads.logs, [["[wasi-thread] pooled worker not ready:", "mock: instantiate failed"]]);
   assert.equal(threads.spawnReport().failedToArm, 3);
@@ -532,12 +517,14 @@ test("partial: it waits for every worker, even after the first failure", async (
 
 test("unreachable: a worker that errors before it ever spoke is fatal (implicit)", async (t) => {
   browser(t, { behaviours: ["ready2", "error-before", "ready2"] });
-  const error = await rejection(createWasiThreadSpawn({
-    wasmModule: WASM_MODULE,
-    memory: sharedMemory(),
-    browserWorkerUrl: WORKER_URL,
-    probeTimeoutMs: 1000,
-  }));
+  const error = await rejection(
+    createWasiThreadSpawn({
+      wasmModule: WASM_MODULE,
+      memory: sharedMemory(),
+      browserWorkerUrl: WORKER_URL,
+      probeTimeoutMs: 1000,
+    }),
+  );
   assert.ok(error instanceof WasiThreadWorkerUnreachableError);
   assert.equal(error.workerUrl, WORKER_URL);
   assert.equal(error.cause.message, "mock: script failed to load");
@@ -547,24 +534,28 @@ test("unreachable: a worker that errors before it ever spoke is fatal (implicit)
 
 test("unreachable: fatal in partial mode too, even when other workers armed", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2", { kind: "error-before", delay: 20 }] });
-  const error = await rejection(createWasiThreadSpawn({
-    wasmModule: WASM_MODULE,
-    memory: sharedMemory(),
-    browserWorkerUrl: WORKER_URL,
-    poolSize: 3,
-  }));
+  const error = await rejection(
+    createWasiThreadSpawn({
+      wasmModule: WASM_MODULE,
+      memory: sharedMemory(),
+      browserWorkerUrl: WORKER_URL,
+      poolSize: 3,
+    }),
+  );
   assert.ok(error instanceof WasiThreadWorkerUnreachableError);
   assert.ok(workers().every((w) => w.terminated));
 });
 
 test("unreachable: an error event without an error object gives its message as the cause", async (t) => {
   browser(t, { behaviours: ["silent"] });
-  const pending = rejection(createWasiThreadSpawn({
-    wasmModule: WASM_MODULE,
-    memory: sharedMemory(),
-    browserWorkerUrl: WORKER_URL,
-    poolSize: 1,
-  }));
+  const pending = rejection(
+    createWasiThreadSpawn({
+      wasmModule: WASM_MODULE,
+      memory: sharedMemory(),
+      browserWorkerUrl: WORKER_URL,
+      poolSize: 1,
+    }),
+  );
   workers()[0].onerror({ message: "404 Not Found" });
   const error = await pending;
   assert.ok(error instanceof WasiThreadWorkerUnreachableError);
@@ -644,7 +635,7 @@ test("spawn: a busy pool declines pool-exhausted, counted by the pool, told to o
   await threads.terminateAll();
 });
 
-test("legacy dispatch: {t:\"run\"} out, {t:\"exit\"} frees the slot, tid-guarded against late exits", async (t) => {
+test('legacy dispatch: {t:"run"} out, {t:"exit"} frees the slot, tid-guarded against late exits', async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const threads = await spawnHost({ poolSize: 1 });
   const [worker] = workers();
@@ -763,7 +754,7 @@ test("after arming: a second error from a removed worker is ignored", async (t) 
   await threads.terminateAll();
 });
 
-test("after arming: {t:\"error\"} is logged and goes to onGuestError (tid or null)", async (t) => {
+test('after arming: {t:"error"} is logged and goes to onGuestError (tid or null)', async (t) => {
   browser(t, { behaviours: ["ready2", "ready2"] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 2, instanceId: 7, onGuestError: (...args) => errors.push(args) });
@@ -791,7 +782,7 @@ test("after arming: {t:\"error\"} is logged and goes to onGuestError (tid or nul
   await threads.terminateAll();
 });
 
-test("after arming: {t:\"error\"} from a legacy worker leaves it serving {t:\"run\"}", async (t) => {
+test('after arming: {t:"error"} from a legacy worker leaves it serving {t:"run"}', async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 1, onGuestError: (...args) => errors.push(args) });
@@ -880,7 +871,7 @@ test("after arming: other messages are ignored", async (t) => {
 // ---------------------------------------------------------------------------
 // terminateAll.
 
-test("terminateAll: retires every slot, terminates the workers, later spawns decline \"terminated\"", async (t) => {
+test('terminateAll: retires every slot, terminates the workers, later spawns decline "terminated"', async (t) => {
   browser(t, { behaviours: ["ready2", "ready1", "ready2"] });
   const declined = [];
   const threads = await spawnHost({ onSpawnDeclined: (info) => declined.push(info) });
@@ -908,7 +899,7 @@ test("terminateAll: retires every slot, terminates the workers, later spawns dec
   assert.equal(threads.spawnReport().declinedByReason.terminated, 2);
 });
 
-test("terminateAll: a host that never had threads also declines \"terminated\" afterwards", async (t) => {
+test('terminateAll: a host that never had threads also declines "terminated" afterwards', async (t) => {
   browser(t, { crossOriginIsolated: false });
   const threads = await spawnHost();
   assert.equal(threads.threadSpawn(0), -1);

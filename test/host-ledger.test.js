@@ -4,11 +4,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 
 import { createSpawnLedger } from "../lib/host-ledger.js";
-import {
-  createWasiThreadPool,
-  createWasiThreadPoolSpawn,
-  openWasiThreadPoolSlots,
-} from "../lib/pool.browser.js";
+import { createWasiThreadPool, createWasiThreadPoolSpawn, openWasiThreadPoolSlots } from "../lib/pool.browser.js";
 
 const EMPTY_REPORT = {
   poolSize: null,

@@ -77,7 +77,13 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.match(run.stderr, /\[wasi-thread\] guest thread 2 trapped: RuntimeError: unreachable/);
       assert.match(run.stderr, /\[wasi-thread\] worker error:/);
       assert.equal(errors.length, 1);
-      assert.deepEqual(errors[0], { instanceId: "trap-instance", tid: 2, isError: true, name: "RuntimeError", message: "unreachable" });
+      assert.deepEqual(errors[0], {
+        instanceId: "trap-instance",
+        tid: 2,
+        isError: true,
+        name: "RuntimeError",
+        message: "unreachable",
+      });
       // The trapped worker's slot is retired: neither active nor idle, and
       // its OS thread is still counted.
       assert.deepEqual(after, { active: 0, idle: 0, workers: 1 });

@@ -25,10 +25,10 @@ after(async () => {
 test("workerExecArgv drops the eval flags only when --input-type is present", () => {
   assert.equal(workerExecArgv(["--no-warnings", "--eval", "x"]), undefined);
   assert.equal(workerExecArgv([]), undefined);
-  assert.deepEqual(
-    workerExecArgv(["--input-type=module", "--no-warnings", "--eval", "code", "--title=t"]),
-    ["--no-warnings", "--title=t"],
-  );
+  assert.deepEqual(workerExecArgv(["--input-type=module", "--no-warnings", "--eval", "code", "--title=t"]), [
+    "--no-warnings",
+    "--title=t",
+  ]);
   assert.deepEqual(
     workerExecArgv(["--input-type", "module", "-e", "code", "-p", "x", "--print=y", "--eval=z", "--stack-size=900"]),
     ["--stack-size=900"],

@@ -19,8 +19,13 @@ function makeApp() {
   mkdirSync(join(sdk, "src", "host"), { recursive: true });
   symlinkSync(repo, join(dir, "node_modules", "wasi-thread-pool"), "dir");
   const files = {
-    [join(sdk, "package.json")]: JSON.stringify({ name: "space-data-module-sdk", type: "module", exports: { ".": "./src/index.js" } }),
-    [join(sdk, "src", "host", "wasiThreadHost.js")]: 'export const FROM = "sdk"; export async function createWasiThreadSpawn() { return "sdk"; }\n',
+    [join(sdk, "package.json")]: JSON.stringify({
+      name: "space-data-module-sdk",
+      type: "module",
+      exports: { ".": "./src/index.js" },
+    }),
+    [join(sdk, "src", "host", "wasiThreadHost.js")]:
+      'export const FROM = "sdk"; export async function createWasiThreadSpawn() { return "sdk"; }\n',
     [join(sdk, "src", "host", "wasiThreadPool.js")]: 'export const FROM = "sdk";\n',
     [join(sdk, "src", "index.js")]:
       'export * as host from "./host/wasiThreadHost.js";\nexport * as pool from "./host/wasiThreadPool.js";\n',

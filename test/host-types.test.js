@@ -11,7 +11,11 @@ function declaredValues(file, seen = new Set()) {
   for (const match of text.matchAll(/^export declare (?:const|function|class) (\w+)/gm)) names.add(match[1]);
   // export { a, b } from "./x.js"  (value re-exports; `export type {}` is skipped)
   for (const match of text.matchAll(/^export \{([^}]*)\} from "\.\/(\w+)\.js";/gm)) {
-    for (const name of match[1].split(",").map((s) => s.trim()).filter(Boolean)) names.add(name);
+    for (const name of match[1]
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean))
+      names.add(name);
   }
   // export * from "./x.js"
   for (const match of text.matchAll(/^export \* from "\.\/(\w+)\.js";/gm)) {

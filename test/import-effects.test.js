@@ -66,8 +66,11 @@ it("creating the first native pool installs both hooks, once", { skip: native.bi
   assert.equal(r.name, "terminateWorker");
 });
 
-it("a worker that first uses a native pool created elsewhere installs its terminate hook", { skip: native.binding === null && "no addon" }, () => {
-  const r = inChild(`
+it(
+  "a worker that first uses a native pool created elsewhere installs its terminate hook",
+  { skip: native.binding === null && "no addon" },
+  () => {
+    const r = inChild(`
     const P = await import(${lib("pool.js")});
     const pool = P.createWasiThreadPool({ capacity: 1, implementation: "native" });
     const source = \`
@@ -82,5 +85,6 @@ it("a worker that first uses a native pool created elsewhere installs its termin
     const got = await new Promise((resolve, reject) => { worker.once("message", resolve); worker.once("error", reject); });
     await worker.terminate();
     console.log(JSON.stringify(got));`);
-  assert.deepEqual(r, { before: true, after: true });
-});
+    assert.deepEqual(r, { before: true, after: true });
+  },
+);

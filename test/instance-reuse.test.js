@@ -87,7 +87,11 @@ for (const implementation of IMPLEMENTATIONS) {
       // Two slots: the trap retires the first worker's; the next thread grows
       // the second (the only room left, so it also runs the thread after).
       const host = await createWasiThreadSpawn({
-        wasmModule: guest, memory, poolSize: 2, spawnWaitMs: 20000, implementation,
+        wasmModule: guest,
+        memory,
+        poolSize: 2,
+        spawnWaitMs: 20000,
+        implementation,
         onGuestError: (_id, tid, error) => errors.push({ tid, error }),
       });
       try {
@@ -107,7 +111,12 @@ for (const implementation of IMPLEMENTATIONS) {
     test("freshInstances: true: every thread gets a fresh instance (the SDK's behaviour)", async () => {
       const memory = sharedMemory();
       const host = await createWasiThreadSpawn({
-        wasmModule: guest, memory, poolSize: 1, spawnWaitMs: 20000, implementation, freshInstances: true,
+        wasmModule: guest,
+        memory,
+        poolSize: 1,
+        spawnWaitMs: 20000,
+        implementation,
+        freshInstances: true,
       });
       try {
         const seen = await runSequence(host, memory, [NORMAL, NORMAL, EXIT, NORMAL]);
@@ -217,7 +226,15 @@ async function browserWorkerRuns(freshInstances) {
     }
   };
   try {
-    const probe = { t: "probe", wasmModule: guest, memory, hostcallChannel: null, processState: undefined, extraImports: [], workerIndex: 0 };
+    const probe = {
+      t: "probe",
+      wasmModule: guest,
+      memory,
+      hostcallChannel: null,
+      processState: undefined,
+      extraImports: [],
+      workerIndex: 0,
+    };
     if (freshInstances) probe.freshInstances = true;
     worker.postMessage(probe);
     assert.equal((await next("ready")).ok, true);

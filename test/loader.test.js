@@ -106,16 +106,20 @@ function inBrowserEntryWorker(workerData, code) {
   });
 }
 
-it("a native pool handed to a thread without the addon fails with a clear error, not a wrong wait", { skip: native.binding === null && "no addon" }, async () => {
-  const p = pool.createWasiThreadPool({ capacity: 2, implementation: "native" });
-  const out = await inBrowserEntryWorker(
-    { pool: p },
-    `attempt("report", () => P.readWasiThreadPoolReport(workerData.pool));
+it(
+  "a native pool handed to a thread without the addon fails with a clear error, not a wrong wait",
+  { skip: native.binding === null && "no addon" },
+  async () => {
+    const p = pool.createWasiThreadPool({ capacity: 2, implementation: "native" });
+    const out = await inBrowserEntryWorker(
+      { pool: p },
+      `attempt("report", () => P.readWasiThreadPoolReport(workerData.pool));
      attempt("spawn", () => typeof P.createWasiThreadPoolSpawn(workerData.pool));`,
-  );
-  assert.match(out.report.message, /uses native waits, but the addon is not loaded/);
-  assert.match(out.spawn.message, /uses native waits/);
-});
+    );
+    assert.match(out.report.message, /uses native waits, but the addon is not loaded/);
+    assert.match(out.spawn.message, /uses native waits/);
+  },
+);
 
 it("an overwritten implementation word is reported, not guessed", () => {
   const p = pool.createWasiThreadPool({ capacity: 1, implementation: "js" });
@@ -134,13 +138,16 @@ it("the browser entry never offers the native implementation", async () => {
   assert.match(out.create.message, /no native addon/);
 });
 
-it("the loader carries no test hook; the tests' unhooked terminate lives in test/support", { skip: native.binding === null && "no addon" }, () => {
-  assert.equal("terminateWithoutHook" in native, false);
-  // Imported first, the support module captures Node's own terminate; the
-  // package's hook is installed over it afterwards (with the first native
-  // pool); imported later, it refuses rather than return the hooked function.
-  const support = new URL("./support/unhooked-terminate.js", import.meta.url).href;
-  const script = `
+it(
+  "the loader carries no test hook; the tests' unhooked terminate lives in test/support",
+  { skip: native.binding === null && "no addon" },
+  () => {
+    assert.equal("terminateWithoutHook" in native, false);
+    // Imported first, the support module captures Node's own terminate; the
+    // package's hook is installed over it afterwards (with the first native
+    // pool); imported later, it refuses rather than return the hooked function.
+    const support = new URL("./support/unhooked-terminate.js", import.meta.url).href;
+    const script = `
     const { Worker } = await import("node:worker_threads");
     const own = Worker.prototype.terminate;
     const { terminateWithoutHook } = await import(${JSON.stringify(support)});
@@ -152,10 +159,11 @@ it("the loader carries no test hook; the tests' unhooked terminate lives in test
     let late = null;
     try { await import(${JSON.stringify(support)} + "?again"); } catch (e) { late = e.message; }
     console.log(JSON.stringify({ hookedName: hooked.name, installed: hooked !== own, code, late }));`;
-  const out = execFileSync(process.execPath, ["--input-type=module", "--eval", script], { encoding: "utf8" });
-  const r = JSON.parse(out);
-  assert.equal(r.installed, true);
-  assert.equal(r.hookedName, "terminateWorker");
-  assert.equal(typeof r.code, "number", "it terminated the worker");
-  assert.match(r.late, /imported after lib\/native-backend\.js/);
-});
+    const out = execFileSync(process.execPath, ["--input-type=module", "--eval", script], { encoding: "utf8" });
+    const r = JSON.parse(out);
+    assert.equal(r.installed, true);
+    assert.equal(r.hookedName, "terminateWorker");
+    assert.equal(typeof r.code, "number", "it terminated the worker");
+    assert.match(r.late, /imported after lib\/native-backend\.js/);
+  },
+);

@@ -322,7 +322,10 @@ describe("the npm package", { timeout: 600_000 }, () => {
       assert.equal(guest.total, expectedTotal(3));
       assert.equal(guest.ranInline, 0, "every guest thread ran on a pool worker");
       assert.equal(new Set(guest.tids).size, 3);
-      assert.ok(guest.tids.every((tid) => tid > 0), `tids ${guest.tids}`);
+      assert.ok(
+        guest.tids.every((tid) => tid > 0),
+        `tids ${guest.tids}`,
+      );
       assert.equal(guest.report.spawned, 3);
     }
   }
@@ -338,7 +341,12 @@ describe("the npm package", { timeout: 600_000 }, () => {
 
   it("npm pack holds what a user needs and nothing else", (t) => {
     if (!ready(t)) return;
-    note(t, offline ? "npm registry: unreachable, installs use --offline (npm's cache)" : "npm registry: reachable, installs use --prefer-offline");
+    note(
+      t,
+      offline
+        ? "npm registry: unreachable, installs use --offline (npm's cache)"
+        : "npm registry: reachable, installs use --prefer-offline",
+    );
     const files = packed.files.map((f) => f.path).sort();
     note(
       t,
@@ -353,7 +361,11 @@ describe("the npm package", { timeout: 600_000 }, () => {
     for (const dir of ["test/", "bench/", "guest/", "docs/", "node_modules/", "build/", ".ci/"]) {
       assert.ok(!files.some((f) => f.startsWith(dir)), `${dir} is not packed`);
     }
-    if (HAS_PREBUILD) assert.ok(files.some((f) => f.startsWith(`prebuilds/${PLATFORM}/`)), "the prebuild is packed");
+    if (HAS_PREBUILD)
+      assert.ok(
+        files.some((f) => f.startsWith(`prebuilds/${PLATFORM}/`)),
+        "the prebuild is packed",
+      );
     // Every platform's prebuild (scripts/cross-prebuild.js), and no other.
     assert.deepEqual(
       files.filter((f) => f.startsWith("prebuilds/")).sort(),
@@ -497,7 +509,10 @@ describe("the npm package", { timeout: 600_000 }, () => {
     checkSmoke(t, result, "js");
     assert.equal(result.implementation.native.available, false);
     // The loader names this platform, the prebuilds present (none) and why.
-    assert.match(result.implementation.reason, /^the native addon did not load: no prebuild for \S+ (?:\(\w+\) )?\(the package has prebuilds for: none\) and no local build \(build\/Release\).*No native build was found/);
+    assert.match(
+      result.implementation.reason,
+      /^the native addon did not load: no prebuild for \S+ (?:\(\w+\) )?\(the package has prebuilds for: none\) and no local build \(build\/Release\).*No native build was found/,
+    );
     assert.match(installed.stdout + installed.stderr, /wasi-thread-pool: before the build: no prebuild for /);
   });
 
@@ -525,11 +540,15 @@ describe("the npm package", { timeout: 600_000 }, () => {
     // fresh build of src/, byte for byte.
   });
 
-  it("(e) with install scripts disabled the prebuild still serves", { skip: !HAS_PREBUILD && `no prebuild for ${PLATFORM}` }, (t) => {
-    if (!ready(t) || !tarball) return;
-    const installed = install(t, "e-ignore-scripts", tarball, { extraArgs: ["--ignore-scripts"] });
-    if (installed === null) return;
-    const result = smoke(t, installed.dir);
-    checkSmoke(t, result, "native");
-  });
+  it(
+    "(e) with install scripts disabled the prebuild still serves",
+    { skip: !HAS_PREBUILD && `no prebuild for ${PLATFORM}` },
+    (t) => {
+      if (!ready(t) || !tarball) return;
+      const installed = install(t, "e-ignore-scripts", tarball, { extraArgs: ["--ignore-scripts"] });
+      if (installed === null) return;
+      const result = smoke(t, installed.dir);
+      checkSmoke(t, result, "native");
+    },
+  );
 });

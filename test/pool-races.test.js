@@ -84,7 +84,11 @@ describe("a retire between a reservation and its claim stays [js]", () => {
     const pool = createPool("js", { capacity: 2, spawnWaitMs: 40 });
     const grown = [];
     const spawn = createSpawn(pool, { grow: (slot) => grown.push(slot) });
-    const result = withCasHook(pool.control, () => terminate(pool), () => spawn(7));
+    const result = withCasHook(
+      pool.control,
+      () => terminate(pool),
+      () => spawn(7),
+    );
     assert.deepEqual(result, { tid: -1, slot: -1, reason: "terminated" });
     assert.equal(stateOf(pool, 0), SLOT.RETIRED);
     assert.deepEqual(grown, []);
@@ -95,7 +99,11 @@ describe("a retire between a reservation and its claim stays [js]", () => {
     const pool = createPool("js", { capacity: 2, spawnWaitMs: 40 });
     const grown = [];
     const spawn = createSpawn(pool, { grow: (slot) => grown.push(slot) });
-    const result = withCasHook(pool.control, (n) => retire(pool, n), () => spawn(8));
+    const result = withCasHook(
+      pool.control,
+      (n) => retire(pool, n),
+      () => spawn(8),
+    );
     assert.equal(result.slot, 1);
     assert.ok(result.tid > 0);
     assert.equal(stateOf(pool, 0), SLOT.RETIRED);
@@ -265,7 +273,16 @@ describe("native spawner result array", { skip: !IMPLEMENTATIONS.includes("nativ
       () => binding.createSpawner(handle, 0, false, null, null, new Int32Array(1), 0, pool.control),
       (error) => error instanceof TypeError && /SharedArrayBuffer/.test(error.message),
     );
-    const spawner = binding.createSpawner(handle, 0, false, null, null, new Int32Array(new SharedArrayBuffer(4)), 0, pool.control);
+    const spawner = binding.createSpawner(
+      handle,
+      0,
+      false,
+      null,
+      null,
+      new Int32Array(new SharedArrayBuffer(4)),
+      0,
+      pool.control,
+    );
     assert.equal(typeof spawner, "object");
   });
 });

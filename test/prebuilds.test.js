@@ -18,13 +18,31 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { ALL_TARGETS, CROSS_TARGETS, buildTarget, ld64Path, prebuildPath, uvInclude, zigPath } from "../scripts/cross-prebuild.js";
+import {
+  ALL_TARGETS,
+  CROSS_TARGETS,
+  buildTarget,
+  ld64Path,
+  prebuildPath,
+  uvInclude,
+  zigPath,
+} from "../scripts/cross-prebuild.js";
 import { currentTarget } from "../lib/prebuilds.js";
 import { inspect, problems } from "./support/objfile.js";
 
@@ -58,9 +76,12 @@ describe("the committed prebuilds", () => {
         t,
         `${info.format} ${info.arch}; exports ${info.exports.join(", ")}; libraries ${info.libraries.join(", ")}; ` +
           `${info.imports.length - system.length} Node-API/libuv imports; system imports: ` +
-          system.map((i) => `${i.name}${i.version ? `@${i.version}` : ""}${info.format === "pe" ? ` (${i.from})` : ""}`).join(" "),
+          system
+            .map((i) => `${i.name}${i.version ? `@${i.version}` : ""}${info.format === "pe" ? ` (${i.from})` : ""}`)
+            .join(" "),
       );
-      if (info.macho) note(t, `macOS minimum ${info.macho.minos}, uuid ${info.macho.uuid}, signature ${JSON.stringify(info.macho.signature)}`);
+      if (info.macho)
+        note(t, `macOS minimum ${info.macho.minos}, uuid ${info.macho.uuid}, signature ${JSON.stringify(info.macho.signature)}`);
       assert.deepEqual(problems(target, info), []);
       if (info.macho) assert.equal(info.macho.minos, target.arch === "arm64" ? "11.0" : "10.15");
       if (info.pe) assert.equal(info.pe.timestamp, 0, "the PE timestamp is cleared (reproducible builds)");
@@ -99,7 +120,10 @@ describe("the binary checker", () => {
   }
 
   it("names an import outside the allowed list, on each format", () => {
-    assert.match(problems(byName["linux-arm64-glibc"], renamed(byName["linux-arm64-glibc"], "sysconf", "sysconj")).join("\n"), /imports sysconj@GLIBC_2\.17/);
+    assert.match(
+      problems(byName["linux-arm64-glibc"], renamed(byName["linux-arm64-glibc"], "sysconf", "sysconj")).join("\n"),
+      /imports sysconj@GLIBC_2\.17/,
+    );
     assert.match(problems(byName["darwin-x64"], renamed(byName["darwin-x64"], "_dlsym", "_dlsyn")).join("\n"), /imports _dlsyn/);
     assert.match(
       problems(byName["win32-x64"], renamed(byName["win32-x64"], "WaitOnAddress", "WaitOnAddresz")).join("\n"),
@@ -107,7 +131,10 @@ describe("the binary checker", () => {
     );
     // An export of the core (here: the entry renamed) is named too, and the
     // missing entry is reported.
-    const entry = problems(byName["linux-x64-musl"], renamed(byName["linux-x64-musl"], "napi_register_module_v1", "wtp_register_module_v1")).join("\n");
+    const entry = problems(
+      byName["linux-x64-musl"],
+      renamed(byName["linux-x64-musl"], "napi_register_module_v1", "wtp_register_module_v1"),
+    ).join("\n");
     assert.match(entry, /does not export napi_register_module_v1/);
     assert.match(entry, /exports more than the module entry: wtp_register_module_v1/);
   });
@@ -124,7 +151,10 @@ describe("the binary checker", () => {
     assert.equal(info.macho.signature.ok, true);
     // One byte of code (past the load commands) changed: page hash differs.
     buf[0x2000] ^= 0xff;
-    assert.match(problems(byName["darwin-arm64"], inspect(buf)).join("\n"), /no valid ad-hoc code signature.*page 2 hash differs/);
+    assert.match(
+      problems(byName["darwin-arm64"], inspect(buf)).join("\n"),
+      /no valid ad-hoc code signature.*page 2 hash differs/,
+    );
   });
 });
 
@@ -160,13 +190,17 @@ describe("reproducible cross builds", () => {
     });
   }
 
-  it("two macOS links of the same objects are identical (the UUID and signature fix-up)", { skip: why !== null && !IN_CI ? why : false }, () => {
-    const target = CROSS_TARGETS.find((x) => x.name === "darwin-arm64");
-    const a = readFileSync(buildTarget(target, { srcDir: ROOT, outDir: join(scratch, "a") }));
-    const b = readFileSync(buildTarget(target, { srcDir: ROOT, outDir: join(scratch, "b") }));
-    assert.ok(a.equals(b));
-    assert.equal(inspect(a).macho.signature.ok, true);
-  });
+  it(
+    "two macOS links of the same objects are identical (the UUID and signature fix-up)",
+    { skip: why !== null && !IN_CI ? why : false },
+    () => {
+      const target = CROSS_TARGETS.find((x) => x.name === "darwin-arm64");
+      const a = readFileSync(buildTarget(target, { srcDir: ROOT, outDir: join(scratch, "a") }));
+      const b = readFileSync(buildTarget(target, { srcDir: ROOT, outDir: join(scratch, "b") }));
+      assert.ok(a.equals(b));
+      assert.equal(inspect(a).macho.signature.ok, true);
+    },
+  );
 });
 
 describe("the loader without a usable prebuild", () => {
@@ -186,7 +220,13 @@ describe("the loader without a usable prebuild", () => {
 
   function implementation(dir, env = {}) {
     const clean = { ...process.env, ...env };
-    for (const key of ["WASI_THREAD_POOL_NO_ADDON", "WASI_THREAD_POOL_ADDON", "WASI_THREAD_POOL_IMPLEMENTATION", "PREBUILDS_ONLY"]) delete clean[key];
+    for (const key of [
+      "WASI_THREAD_POOL_NO_ADDON",
+      "WASI_THREAD_POOL_ADDON",
+      "WASI_THREAD_POOL_IMPLEMENTATION",
+      "PREBUILDS_ONLY",
+    ])
+      delete clean[key];
     if (!("LIBC" in env)) delete clean.LIBC;
     const script = `import * as P from ${JSON.stringify(join(dir, "lib", "pool.js"))};
       const pool = P.createWasiThreadPool({ capacity: 1 });
@@ -209,7 +249,10 @@ describe("the loader without a usable prebuild", () => {
       const label = t.libc ? `${t.platform}-${t.arch} (${t.libc})` : `${t.platform}-${t.arch}`;
       assert.ok(info.reason.includes(label), `${label} is named in: ${info.reason}`);
     }
-    assert.match(info.reason, /no local build \(build\/Release\).*npm rebuild wasi-thread-pool.*No native build was found for platform=/);
+    assert.match(
+      info.reason,
+      /no local build \(build\/Release\).*npm rebuild wasi-thread-pool.*No native build was found for platform=/,
+    );
   });
 
   it("an empty prebuilds/ says so", () => {
@@ -219,21 +262,33 @@ describe("the loader without a usable prebuild", () => {
   });
 
   it("a matching prebuild that does not load: names the file and the dynamic loader's error", () => {
-    const file = ALL_TARGETS.filter((t) => `${t.platform}-${t.arch}` === here).map(prebuildPath)[0] ?? `prebuilds/${here}/wasi-thread-pool.node`;
+    const file =
+      ALL_TARGETS.filter((t) => `${t.platform}-${t.arch}` === here).map(prebuildPath)[0] ??
+      `prebuilds/${here}/wasi-thread-pool.node`;
     const dir = fakePackage("broken", { [file]: Buffer.from("not a shared library\n") });
     const { info, pool } = implementation(dir);
     assert.equal(pool, "js");
-    assert.ok(info.reason.startsWith(`the native addon did not load: the addon ${file} (for ${currentTarget()}; prebuilds present: `), info.reason);
+    assert.ok(
+      info.reason.startsWith(`the native addon did not load: the addon ${file} (for ${currentTarget()}; prebuilds present: `),
+      info.reason,
+    );
     assert.match(info.reason, /\) did not load: .+/);
   });
 
-  it("LIBC=musl on glibc Linux picks the musl prebuild, which cannot load here, and says so", { skip: !(process.platform === "linux" && process.arch === "x64" && !existsSync("/etc/alpine-release")) && "glibc linux-x64 only" }, () => {
-    const target = ALL_TARGETS.find((t) => t.name === "linux-x64-musl");
-    const dir = fakePackage("musl-on-glibc", Object.fromEntries(ALL_TARGETS.map((t) => [prebuildPath(t), committed(t)])));
-    const { info } = implementation(dir, { LIBC: "musl" });
-    assert.equal(info.implementation, "js");
-    assert.ok(info.reason.includes(`the addon ${prebuildPath(target)} (for linux-x64 (musl);`), info.reason);
-  });
+  it(
+    "LIBC=musl on glibc Linux picks the musl prebuild, which cannot load here, and says so",
+    {
+      skip:
+        !(process.platform === "linux" && process.arch === "x64" && !existsSync("/etc/alpine-release")) && "glibc linux-x64 only",
+    },
+    () => {
+      const target = ALL_TARGETS.find((t) => t.name === "linux-x64-musl");
+      const dir = fakePackage("musl-on-glibc", Object.fromEntries(ALL_TARGETS.map((t) => [prebuildPath(t), committed(t)])));
+      const { info } = implementation(dir, { LIBC: "musl" });
+      assert.equal(info.implementation, "js");
+      assert.ok(info.reason.includes(`the addon ${prebuildPath(target)} (for linux-x64 (musl);`), info.reason);
+    },
+  );
 });
 
 // A script of the form `bash X --check` (0 ready, 3 missing) then `bash X`.

@@ -47,7 +47,10 @@ describe("a Zig 0.11 program through the CLI", { skip }, () => {
 
   test("one thread: the program's output and its proc_exit(7)", () => {
     assert.equal(reference.code, 7, reference.stderr);
-    assert.match(reference.stdout, /^hello from zig\nwave 0: [0-9a-f]{8}\nwave 1: [0-9a-f]{8}\nwave 2: [0-9a-f]{8}\ntotal [0-9a-f]{8}, bye$/);
+    assert.match(
+      reference.stdout,
+      /^hello from zig\nwave 0: [0-9a-f]{8}\nwave 1: [0-9a-f]{8}\nwave 2: [0-9a-f]{8}\ntotal [0-9a-f]{8}, bye$/,
+    );
   });
 
   for (const implementation of IMPLEMENTATIONS) {

@@ -229,9 +229,15 @@ describe("programs the runner refuses", () => {
   test("options are checked and name themselves", async () => {
     const bytes = await buildProgram("start-returns");
     await assert.rejects(runWasiThreadsProgram(bytes, { poolSize: 0 }), { name: "RangeError", message: /options\.poolSize/ });
-    await assert.rejects(runWasiThreadsProgram(bytes, { implementation: "fast" }), { name: "RangeError", message: /options\.implementation/ });
+    await assert.rejects(runWasiThreadsProgram(bytes, { implementation: "fast" }), {
+      name: "RangeError",
+      message: /options\.implementation/,
+    });
     await assert.rejects(runWasiThreadsProgram(bytes, { env: { A: 1 } }), { name: "TypeError", message: /options\.env\.A/ });
-    await assert.rejects(runWasiThreadsProgram(bytes, { colour: true }), { name: "TypeError", message: /unknown option "colour"/ });
+    await assert.rejects(runWasiThreadsProgram(bytes, { colour: true }), {
+      name: "TypeError",
+      message: /unknown option "colour"/,
+    });
     await assert.rejects(runWasiThreadsProgram(new WebAssembly.Module(await watToBytes("(module)"))), {
       name: "TypeError",
       message: /pass the program's bytes/,
@@ -239,8 +245,9 @@ describe("programs the runner refuses", () => {
   });
 
   test("a module compiled by compileWasiThreadGuest runs: its memory's limits were kept", async () => {
-    const source = '(module (import "a" "b" (memory 2 3 shared)) (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32))) ' +
-      "(func (export \"_start\") (if (i32.ne (memory.size) (i32.const 2)) (then (unreachable))) (call $exit (i32.const 9))))";
+    const source =
+      '(module (import "a" "b" (memory 2 3 shared)) (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32))) ' +
+      '(func (export "_start") (if (i32.ne (memory.size) (i32.const 2)) (then (unreachable))) (call $exit (i32.const 9))))';
     const module = await compileWasiThreadGuest(await watToBytes(source));
     assert.deepEqual(describeWasiThreadsMemory(module), { module: "a", name: "b", initial: 2, maximum: 3, shared: true });
     assert.deepEqual(await runWasiThreadsProgram(module, { stdin: null }), { exitCode: 9 });

@@ -84,13 +84,19 @@ describe("property: js and native pools agree step by step", { skip }, () => {
   });
 
   it("well-formed sequences (no corrupted words)", () => {
-    const r = campaign({ length: 60, hostile: false }, { runs: Math.ceil(RUNS / 3), seconds: SECONDS / 4, seedOffset: 1_000_000 });
+    const r = campaign(
+      { length: 60, hostile: false },
+      { runs: Math.ceil(RUNS / 3), seconds: SECONDS / 4, seedOffset: 1_000_000 },
+    );
     console.log(`# property (well-formed): ${r.done} sequences, ${r.steps} steps in ${r.ms} ms`);
     assert.equal(r.failures.length, 0, r.failures[0]);
   });
 
   it("re-entrant grow() on a well-formed pool", () => {
-    const r = campaign({ length: 40, hostile: false, reentrant: true }, { runs: Math.ceil(RUNS / 6), seconds: SECONDS / 8, seedOffset: 3_000_000 });
+    const r = campaign(
+      { length: 40, hostile: false, reentrant: true },
+      { runs: Math.ceil(RUNS / 6), seconds: SECONDS / 8, seedOffset: 3_000_000 },
+    );
     console.log(`# property (re-entrant grow): ${r.done} sequences, ${r.steps} steps in ${r.ms} ms`);
     assert.equal(r.failures.length, 0, r.failures[0]);
   });

@@ -98,8 +98,7 @@ for (const impl of IMPLEMENTATIONS) {
       await delay(50); // let both park
       assert.equal(report(pool).workers, 2);
       retire(pool, 0);
-      assert.deepEqual(await within(idle.message("served"), ANSWER_MS, "serve end"),
-        { type: "served", slot: 0 });
+      assert.deepEqual(await within(idle.message("served"), ANSWER_MS, "serve end"), { type: "served", slot: 0 });
       assert.equal(await within(idle.exited, ANSWER_MS, "exit"), 0);
       retire(pool, 2);
       await within(pending.message("served"), ANSWER_MS, "serve end");
@@ -117,10 +116,16 @@ for (const impl of IMPLEMENTATIONS) {
       const retiredAt = performance.timeOrigin + performance.now();
       retire(pool, 0); // nothing can come free any more: it must decline now
       const { results, ms, returnedAt } = await within(spawner.message("spawned"), ANSWER_MS, "spawn result");
-      assert.deepEqual(results.map((r) => r.reason), ["pool-exhausted"]);
+      assert.deepEqual(
+        results.map((r) => r.reason),
+        ["pool-exhausted"],
+      );
       // It returned after the retire (a clock comparison, not a guess at how
       // soon the spawner started), and promptly.
-      assert.ok(returnedAt >= retiredAt - CLOCK_SLACK_MS, `it returned ${(retiredAt - returnedAt).toFixed(1)} ms before the retire`);
+      assert.ok(
+        returnedAt >= retiredAt - CLOCK_SLACK_MS,
+        `it returned ${(retiredAt - returnedAt).toFixed(1)} ms before the retire`,
+      );
       assert.ok(ms < wait / 4, `declined ${ms} ms after starting`);
       assert.equal(await within(spawner.exited, ANSWER_MS, "exit"), 0);
       assert.equal(report(pool).declined, 1);
@@ -135,13 +140,21 @@ for (const impl of IMPLEMENTATIONS) {
       const args = sharedInts(total + 2);
       const servers = [0, 1, 2, 3].map((slot) => start({ role: "serve", pool, slot, runs, args }));
       const spawners = Array.from({ length: SPAWNERS }, (_, i) =>
-        start({ role: "spawn", pool, count: PER_SPAWNER, argBase: 100000 * (i + 1) }));
-      const outcomes = await Promise.all(spawners.map((s) =>
-        within(s.message("spawned"), ANSWER_MS * 2, "spawner results")));
+        start({ role: "spawn", pool, count: PER_SPAWNER, argBase: 100000 * (i + 1) }),
+      );
+      const outcomes = await Promise.all(spawners.map((s) => within(s.message("spawned"), ANSWER_MS * 2, "spawner results")));
       const results = outcomes.flatMap((o) => o.results);
-      assert.deepEqual(results.filter((r) => r.reason !== null), [], "no declines");
+      assert.deepEqual(
+        results.filter((r) => r.reason !== null),
+        [],
+        "no declines",
+      );
       const tids = results.map((r) => r.tid).sort((a, b) => a - b);
-      assert.deepEqual(tids, Array.from({ length: total }, (_, i) => i + 1), "tids 1..600");
+      assert.deepEqual(
+        tids,
+        Array.from({ length: total }, (_, i) => i + 1),
+        "tids 1..600",
+      );
       // Wait for the last assigned threads to run, then check each tid ran
       // exactly once, with the start argument its spawner gave it.
       await until(() => report(pool).active === 0, ANSWER_MS, "the pool to drain");

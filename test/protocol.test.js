@@ -81,9 +81,17 @@ describe("exports", () => {
   it("has the SDK constants", () => {
     assert.equal(WASI_THREAD_POOL_PROTOCOL, 2);
     assert.equal(DEFAULT_WASI_THREAD_SPAWN_WAIT_MS, 250);
-    assert.deepEqual({ ...SLOT }, {
-      PENDING: 0, IDLE: 1, CLAIMED: 2, ASSIGNED: 3, RUNNING: 4, RETIRED: 5,
-    });
+    assert.deepEqual(
+      { ...SLOT },
+      {
+        PENDING: 0,
+        IDLE: 1,
+        CLAIMED: 2,
+        ASSIGNED: 3,
+        RUNNING: 4,
+        RETIRED: 5,
+      },
+    );
     assert.ok(Object.isFrozen(SLOT));
   });
 
@@ -95,10 +103,13 @@ describe("exports", () => {
     assert.equal(resolveSpawnWaitMs(1234.75), 1234.75);
   });
 
-  it("resolveSpawnWaitMs rejects NaN, -1, Infinity and \"10\" with the SDK message", () => {
+  it('resolveSpawnWaitMs rejects NaN, -1, Infinity and "10" with the SDK message', () => {
     for (const bad of [NaN, -1, -0.001, Infinity, -Infinity, "10", true, {}]) {
-      assert.throws(() => resolveSpawnWaitMs(bad), (error) =>
-        error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE, String(bad));
+      assert.throws(
+        () => resolveSpawnWaitMs(bad),
+        (error) => error instanceof RangeError && error.message === SPAWN_WAIT_MESSAGE,
+        String(bad),
+      );
     }
   });
 
@@ -158,7 +169,13 @@ for (const impl of IMPLEMENTATIONS) {
         assert.equal(generation(pool), 0);
         for (let slot = 0; slot < 4; slot++) assert.equal(stateOf(pool, slot), SLOT.PENDING);
         assert.deepEqual(report(pool), {
-          spawned: 0, waited: 0, declined: 0, slots: 3, active: 0, idle: 0, workers: 0,
+          spawned: 0,
+          waited: 0,
+          declined: 0,
+          slots: 3,
+          active: 0,
+          idle: 0,
+          workers: 0,
         });
       });
 
@@ -244,7 +261,13 @@ for (const impl of IMPLEMENTATIONS) {
       it("stores the start argument as startArg | 0", () => {
         const pool = armedPool(impl, 1);
         const spawn = createSpawn(pool);
-        for (const [arg, stored] of [[2 ** 32 + 5, 5], [-7, -7], [1.9, 1], [2 ** 31, -(2 ** 31)], [0x7fffffff, 0x7fffffff]]) {
+        for (const [arg, stored] of [
+          [2 ** 32 + 5, 5],
+          [-7, -7],
+          [1.9, 1],
+          [2 ** 31, -(2 ** 31)],
+          [0x7fffffff, 0x7fffffff],
+        ]) {
           const { slot } = spawn(arg);
           assert.equal(slotWord(pool, slot, S_ARG), stored);
           assert.equal(runOnce(pool, slot).startArg, stored);
@@ -362,7 +385,10 @@ for (const impl of IMPLEMENTATIONS) {
         const runs = [];
         serve(pool, 0, {
           osThreadId: 5,
-          runThread: (tid, startArg) => { runs.push([tid, startArg]); return false; },
+          runThread: (tid, startArg) => {
+            runs.push([tid, startArg]);
+            return false;
+          },
         });
         assert.deepEqual(runs, [[1, 9]]);
         assert.equal(stateOf(pool, 0), SLOT.RETIRED);
@@ -374,7 +400,11 @@ for (const impl of IMPLEMENTATIONS) {
         createSpawn(pool)(3);
         let runs = 0;
         serve(pool, 0, {
-          runThread: () => { runs++; retire(pool, 0); return true; },
+          runThread: () => {
+            runs++;
+            retire(pool, 0);
+            return true;
+          },
         });
         assert.equal(runs, 1);
         assert.equal(stateOf(pool, 0), SLOT.RETIRED);
@@ -384,7 +414,15 @@ for (const impl of IMPLEMENTATIONS) {
         const pool = armedPool(impl, 1);
         createSpawn(pool)(3);
         const boom = new Error("guest trapped");
-        assert.throws(() => serve(pool, 0, { runThread: () => { throw boom; } }), (e) => e === boom);
+        assert.throws(
+          () =>
+            serve(pool, 0, {
+              runThread: () => {
+                throw boom;
+              },
+            }),
+          (e) => e === boom,
+        );
         assert.equal(stateOf(pool, 0), SLOT.RETIRED);
       });
     });
@@ -407,7 +445,13 @@ for (const impl of IMPLEMENTATIONS) {
         // slot 5 is beyond H_SLOTS: not counted even with a thread id.
         Atomics.store(pool.control, slotBase(5) + S_THREAD, 104);
         assert.deepEqual(report(pool), {
-          spawned: 2, waited: 0, declined: 0, slots: 5, active: 3, idle: 0, workers: 3,
+          spawned: 2,
+          waited: 0,
+          declined: 0,
+          slots: 5,
+          active: 3,
+          idle: 0,
+          workers: 3,
         });
         finish(pool, 1);
         const after = report(pool);
@@ -485,7 +529,9 @@ for (const impl of IMPLEMENTATIONS) {
         const pool = mixedPool();
         const owner = createSpawn(pool, {
           owner: true,
-          dispatchMessage: () => { throw new Error("postMessage failed"); },
+          dispatchMessage: () => {
+            throw new Error("postMessage failed");
+          },
         });
         const before = generation(pool);
         const result = owner(1);
@@ -504,7 +550,12 @@ for (const impl of IMPLEMENTATIONS) {
       function growPool(capacity, spawnWaitMs = 250) {
         const pool = createPool(impl, { capacity, spawnWaitMs });
         const grown = [];
-        const spawn = createSpawn(pool, { owner: true, grow: (slot) => { grown.push(slot); } });
+        const spawn = createSpawn(pool, {
+          owner: true,
+          grow: (slot) => {
+            grown.push(slot);
+          },
+        });
         return { pool, grown, spawn };
       }
 
@@ -529,7 +580,13 @@ for (const impl of IMPLEMENTATIONS) {
         assert.ok(ms < 1000, `grew in ${ms} ms`);
         assert.deepEqual(grown, [0, 1]);
         assert.deepEqual(report(pool), {
-          spawned: 2, waited: 1, declined: 0, slots: 2, active: 2, idle: 0, workers: 0,
+          spawned: 2,
+          waited: 1,
+          declined: 0,
+          slots: 2,
+          active: 2,
+          idle: 0,
+          workers: 0,
         });
       });
 
@@ -556,7 +613,10 @@ for (const impl of IMPLEMENTATIONS) {
         let calls = 0;
         const spawn = createSpawn(pool, {
           owner: true,
-          grow: () => { calls++; throw new Error("no worker"); },
+          grow: () => {
+            calls++;
+            throw new Error("no worker");
+          },
         });
         const before = generation(pool);
         assert.deepEqual(spawn(0), { tid: -1, slot: -1, reason: "worker-create-failed" });
@@ -566,7 +626,13 @@ for (const impl of IMPLEMENTATIONS) {
         assert.ok(generation(pool) > before);
         assert.equal(word(pool, H_NEXT_TID), 1); // no tid taken
         assert.deepEqual(report(pool), {
-          spawned: 0, waited: 0, declined: 0, slots: 1, active: 0, idle: 0, workers: 0,
+          spawned: 0,
+          waited: 0,
+          declined: 0,
+          slots: 1,
+          active: 0,
+          idle: 0,
+          workers: 0,
         });
         // Next spawn: no live slot but room, so it grows slot 1 at once.
         assert.equal(spawn(0).reason, "worker-create-failed");
@@ -583,7 +649,10 @@ for (const impl of IMPLEMENTATIONS) {
         const spawn = createSpawn(pool, {
           owner: true,
           // terminateAll lands while the worker for slot 0 is being created.
-          grow: (slot) => { grown.push(slot); if (slot === 0) retire(pool, 0); },
+          grow: (slot) => {
+            grown.push(slot);
+            if (slot === 0) retire(pool, 0);
+          },
         });
         assert.deepEqual(spawn(4), { tid: 1, slot: 1, reason: null });
         assert.deepEqual(grown, [0, 1]);
@@ -712,7 +781,10 @@ for (const impl of IMPLEMENTATIONS) {
           spawn(0);
           const realWait = Atomics.wait;
           let waits = 0;
-          Atomics.wait = () => { waits++; throw new TypeError("Atomics.wait cannot be called in this context"); };
+          Atomics.wait = () => {
+            waits++;
+            throw new TypeError("Atomics.wait cannot be called in this context");
+          };
           try {
             const first = timed(() => spawn(0));
             assert.equal(first.result.reason, "pool-exhausted");
@@ -774,9 +846,18 @@ for (const impl of IMPLEMENTATIONS) {
           dispatchMessage: () => assert.fail("no message after arming"),
         });
         const tids = runWaves(pool, spawn, sizes);
-        assert.deepEqual(tids, Array.from({ length: total }, (_, i) => i + 1));
+        assert.deepEqual(
+          tids,
+          Array.from({ length: total }, (_, i) => i + 1),
+        );
         assert.deepEqual(report(pool), {
-          spawned: total, waited: 0, declined: 0, slots: N, active: 0, idle: N, workers: 0,
+          spawned: total,
+          waited: 0,
+          declined: 0,
+          slots: N,
+          active: 0,
+          idle: N,
+          workers: 0,
         });
       });
 

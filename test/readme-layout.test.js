@@ -11,7 +11,10 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const section = readme.slice(readme.indexOf("## Repository layout"), readme.indexOf("\n## ", readme.indexOf("## Repository layout") + 1));
+const section = readme.slice(
+  readme.indexOf("## Repository layout"),
+  readme.indexOf("\n## ", readme.indexOf("## Repository layout") + 1),
+);
 // The first cell of each row: its backticked names.
 const named = section
   .split("\n")
@@ -22,20 +25,28 @@ const asPattern = (name) => new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, "\
 
 it("every top-level folder of the repository is a row", () => {
   const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" }).split("\n");
-  const folders = new Set(tracked.filter((path) => path.includes("/") && !path.startsWith(".")).map((path) => `${path.split("/")[0]}/`));
+  const folders = new Set(
+    tracked.filter((path) => path.includes("/") && !path.startsWith(".")).map((path) => `${path.split("/")[0]}/`),
+  );
   for (const folder of folders) assert.ok(named.includes(folder), `README's layout table lacks ${folder}`);
 });
 
 it("every file of lib/ is named by a row", () => {
   const patterns = named.filter((name) => name.startsWith("lib/") && name !== "lib/").map(asPattern);
   for (const file of readdirSync(new URL("../lib/", import.meta.url))) {
-    assert.ok(patterns.some((pattern) => pattern.test(`lib/${file}`)), `README's layout table does not name lib/${file}`);
+    assert.ok(
+      patterns.some((pattern) => pattern.test(`lib/${file}`)),
+      `README's layout table does not name lib/${file}`,
+    );
   }
 });
 
 it("every path a row names exists", () => {
   for (const name of named.filter((n) => !n.includes("*"))) {
-    assert.ok(existsSync(new URL(`../${name}`, import.meta.url)), `README's layout table names ${name}, which is not in the tree`);
+    assert.ok(
+      existsSync(new URL(`../${name}`, import.meta.url)),
+      `README's layout table names ${name}, which is not in the tree`,
+    );
   }
   for (const name of named.filter((n) => n.includes("*"))) {
     const dir = name.slice(0, name.lastIndexOf("/") + 1);

@@ -44,8 +44,5 @@ it("the pool types and the host types take their reasons from types/reasons.d.ts
   const pool = readFileSync(new URL("../types/pool.d.ts", import.meta.url), "utf8");
   const host = readFileSync(new URL("../types/host.d.ts", import.meta.url), "utf8");
   assert.match(pool, /export type \{ WasiThreadPoolDeclineReason \} from "\.\/reasons\.js";/);
-  assert.match(
-    host,
-    /export type WasiThreadSpawnDeclineReason = WasiThreadPoolDeclineReason \| WasiThreadHostDeclineReason;/,
-  );
+  assert.match(host, /export type WasiThreadSpawnDeclineReason = WasiThreadPoolDeclineReason \| WasiThreadHostDeclineReason;/);
 });

@@ -38,10 +38,24 @@ test("import object: WASI preview1, env.memory, wasi.thread-spawn", () => {
   assert.equal(imports.env.memory, memory);
   assert.equal(imports.wasi["thread-spawn"], spawn);
   for (const name of [
-    "clock_time_get", "fd_write", "fd_read", "fd_close", "fd_seek", "fd_fdstat_get",
-    "fd_fdstat_set_flags", "fd_prestat_get", "fd_prestat_dir_name", "path_open",
-    "environ_sizes_get", "environ_get", "args_sizes_get", "args_get", "random_get",
-    "proc_exit", "sched_yield", "poll_oneoff",
+    "clock_time_get",
+    "fd_write",
+    "fd_read",
+    "fd_close",
+    "fd_seek",
+    "fd_fdstat_get",
+    "fd_fdstat_set_flags",
+    "fd_prestat_get",
+    "fd_prestat_dir_name",
+    "path_open",
+    "environ_sizes_get",
+    "environ_get",
+    "args_sizes_get",
+    "args_get",
+    "random_get",
+    "proc_exit",
+    "sched_yield",
+    "poll_oneoff",
   ]) {
     assert.equal(typeof imports.wasi_snapshot_preview1[name], "function", name);
   }
@@ -76,7 +90,10 @@ test("fd_write on fds 1 and 2 goes to writeOutput, copied out of shared memory",
   Atomics.store(words, 2, 2);
   instance.exports.wasi_thread_start(1, 4 << 16);
   instance.exports.wasi_thread_start(2, 6 << 16);
-  assert.deepEqual(writes.map(([fd]) => fd), [1, 2]);
+  assert.deepEqual(
+    writes.map(([fd]) => fd),
+    [1, 2],
+  );
   for (const [, bytes] of writes) {
     assert.ok(!(bytes.buffer instanceof SharedArrayBuffer));
     assert.equal(new TextDecoder().decode(bytes), "hello from a guest thread\n");
@@ -231,13 +248,18 @@ test("resolveModuleExtraImports imports {moduleUrl, exportName, config} and pass
   assert.deepEqual(resolved[0].config, { value: 4 });
   assert.equal(resolved[1].config, null);
   assert.equal(resolved[2], fn);
-  const { fragments } = resolveExtraImports(resolved.slice(0, 2), { memory: null, getMemory: () => null, workerIndex: 0, tid: null });
+  const { fragments } = resolveExtraImports(resolved.slice(0, 2), {
+    memory: null,
+    getMemory: () => null,
+    workerIndex: 0,
+    tid: null,
+  });
   assert.equal(fragments[0].extra.value(), 4);
   assert.equal(fragments[1].extra.value(), 100);
-  await assert.rejects(
-    resolveModuleExtraImports([{ moduleUrl: EXTRA_FACTORY_URL, exportName: "nope" }]),
-    { name: "TypeError", message: `extraImports module ${EXTRA_FACTORY_URL} exports no factory "nope".` },
-  );
+  await assert.rejects(resolveModuleExtraImports([{ moduleUrl: EXTRA_FACTORY_URL, exportName: "nope" }]), {
+    name: "TypeError",
+    message: `extraImports module ${EXTRA_FACTORY_URL} exports no factory "nope".`,
+  });
 });
 
 test("unresolvable extraImports entries throw the SDK's TypeError", () => {
@@ -276,14 +298,11 @@ test("a guest importing space_data_module_host needs a pluggable runtime or a fr
 
 test("createWasiThreadSpawn refuses a function in extraImports (it cannot reach a worker)", async () => {
   const { createWasiThreadSpawn } = await import("../lib/host.js");
-  await assert.rejects(
-    createWasiThreadSpawn({ wasmModule: threads, memory: sharedMemory(), extraImports: [() => ({})] }),
-    {
-      name: "TypeError",
-      message:
-        'createWasiThreadSpawn extraImports must be structured-cloneable descriptors (e.g. { provider: "flatsql-io", instanceId, channels }) or { moduleUrl } entries: a function cannot cross into a worker thread.',
-    },
-  );
+  await assert.rejects(createWasiThreadSpawn({ wasmModule: threads, memory: sharedMemory(), extraImports: [() => ({})] }), {
+    name: "TypeError",
+    message:
+      'createWasiThreadSpawn extraImports must be structured-cloneable descriptors (e.g. { provider: "flatsql-io", instanceId, channels }) or { moduleUrl } entries: a function cannot cross into a worker thread.',
+  });
 });
 
 // The browser worker must load in a browser: only relative imports of
@@ -295,14 +314,15 @@ test("the browser worker chain imports no node: module and no addon", () => {
     if (seen.has(url.href)) return;
     seen.add(url.href);
     const source = readFileSync(url, "utf8");
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']/g)].map(
-      (m) => m[1],
-    );
+    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']/g)].map((m) => m[1]);
     assert.ok(!/\bimport\s*\(\s*["']node:/.test(source), `${url.pathname} imports a node: module dynamically`);
     for (const specifier of specifiers) {
       assert.ok(!specifier.startsWith("node:"), `${url.pathname} imports ${specifier}`);
       if (specifier.startsWith(".")) {
-        assert.ok(!/binding|\.node$|pool\.js$|host-node|worker-node|liftoff/.test(specifier), `${url.pathname} imports ${specifier}`);
+        assert.ok(
+          !/binding|\.node$|pool\.js$|host-node|worker-node|liftoff/.test(specifier),
+          `${url.pathname} imports ${specifier}`,
+        );
         visit(new URL(specifier, url));
       } else {
         assert.ok(allowedBare.has(specifier), `${url.pathname} imports ${specifier}`);
@@ -369,8 +389,8 @@ test("browser worker: probe -> ready protocol 2, serves its slot, guest threads 
     }
     for (let slot = 0; slot < 2; slot++) browserPool.armWasiThreadPoolSlot(pool, slot);
     const spawn = browserPool.createWasiThreadPoolSpawn(pool, { owner: true });
-    const main = createWasiThreadWorkerRuntime({ wasmModule: threads, memory, threadSpawn: (a) => spawn(a).tid })
-      .instantiate().exports;
+    const main = createWasiThreadWorkerRuntime({ wasmModule: threads, memory, threadSpawn: (a) => spawn(a).tid }).instantiate()
+      .exports;
     assert.equal(main.spawn_join(4, 3), 4);
     assert.equal(words[1], 12);
     // A coordinator on one worker spawns a child onto the other (no grow).
@@ -417,7 +437,9 @@ test("browser worker: legacy {t:run} without a pool answers {t:exit}", async () 
 test("browser worker: a module it cannot instantiate answers ready ok:false with the error", async () => {
   const { worker, next } = startBrowserWorker();
   try {
-    worker.postMessage(probeMessage({ wasmModule: await compileFixture("needs-import"), memory: sharedMemory(), workerIndex: 0 }));
+    worker.postMessage(
+      probeMessage({ wasmModule: await compileFixture("needs-import"), memory: sharedMemory(), workerIndex: 0 }),
+    );
     const ready = await next((m) => m.t === "ready");
     assert.equal(ready.ok, false);
     assert.match(ready.error, /custom/);

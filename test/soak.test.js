@@ -17,7 +17,12 @@ import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { createWasiThreadPool, createWasiThreadPoolSpawn, getWasiThreadPoolImplementation, readWasiThreadPoolReport } from "../lib/pool.js";
+import {
+  createWasiThreadPool,
+  createWasiThreadPoolSpawn,
+  getWasiThreadPoolImplementation,
+  readWasiThreadPoolReport,
+} from "../lib/pool.js";
 import { runScenarioChild } from "./support/scenario-child.js";
 import { runSpawnSoak } from "./support/soak-spawn.js";
 
@@ -115,10 +120,7 @@ for (const implementation of IMPLEMENTATIONS) {
       );
       assert.ok(r.workers >= 2 * r.cycles, `workers started: ${r.workers}`);
       assert.ok(r.peakThreads > r.start.threads, "workers were running during the cycles");
-      assert.ok(
-        r.end.threads <= r.start.threads + THREAD_TOLERANCE,
-        `OS threads ${r.start.threads} -> ${r.end.threads}`,
-      );
+      assert.ok(r.end.threads <= r.start.threads + THREAD_TOLERANCE, `OS threads ${r.start.threads} -> ${r.end.threads}`);
       assert.ok(
         r.end.rss - r.start.rss <= RSS_TOLERANCE,
         `RSS ${mib(r.start.rss)} -> ${mib(r.end.rss)} (tolerance ${mib(RSS_TOLERANCE)})`,
@@ -135,30 +137,39 @@ v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc");
 
 for (const implementation of IMPLEMENTATIONS) {
-  test(`a dropped ${implementation} pool's buffer is garbage-collected`, {
-    skip: skip(implementation),
-  }, async () => {
-    let refs = [];
-    (() => {
-      for (let i = 0; i < 8; i++) {
-        const pool = createWasiThreadPool({ capacity: 1024, spawnWaitMs: 0, implementation });
-        createWasiThreadPoolSpawn(pool, { owner: true })(0);
-        readWasiThreadPoolReport(pool);
-        // As a host does: a grow callback that closes over the spawn
-        // function holding it (the native spawner once kept its callbacks
-        // by reference, which made this cycle uncollectable).
-        const host = { spawn: null, grown: 0 };
-        host.spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow: () => { host.grown += host.spawn ? 1 : 0; } });
-        host.spawn(1);
-        refs.push(new WeakRef(pool.control.buffer));
+  test(
+    `a dropped ${implementation} pool's buffer is garbage-collected`,
+    {
+      skip: skip(implementation),
+    },
+    async () => {
+      let refs = [];
+      (() => {
+        for (let i = 0; i < 8; i++) {
+          const pool = createWasiThreadPool({ capacity: 1024, spawnWaitMs: 0, implementation });
+          createWasiThreadPoolSpawn(pool, { owner: true })(0);
+          readWasiThreadPoolReport(pool);
+          // As a host does: a grow callback that closes over the spawn
+          // function holding it (the native spawner once kept its callbacks
+          // by reference, which made this cycle uncollectable).
+          const host = { spawn: null, grown: 0 };
+          host.spawn = createWasiThreadPoolSpawn(pool, {
+            owner: true,
+            grow: () => {
+              host.grown += host.spawn ? 1 : 0;
+            },
+          });
+          host.spawn(1);
+          refs.push(new WeakRef(pool.control.buffer));
+        }
+      })();
+      for (let i = 0; i < 10 && refs.some((r) => r.deref() !== undefined); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        gc();
       }
-    })();
-    for (let i = 0; i < 10 && refs.some((r) => r.deref() !== undefined); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      gc();
-    }
-    const alive = refs.filter((r) => r.deref() !== undefined).length;
-    refs = null;
-    assert.equal(alive, 0, `${alive} of 8 dropped pools' buffers are still alive`);
-  });
+      const alive = refs.filter((r) => r.deref() !== undefined).length;
+      refs = null;
+      assert.equal(alive, 0, `${alive} of 8 dropped pools' buffers are still alive`);
+    },
+  );
 }

@@ -85,7 +85,10 @@ for (const implementation of ["native", "js"]) {
         reference = r.runs[0].output;
       });
 
-      for (const [mode, poolSize] of [["", undefined], ["nested", 8]]) {
+      for (const [mode, poolSize] of [
+        ["", undefined],
+        ["nested", 8],
+      ]) {
         const what = poolSize === undefined ? "no pool size" : `poolSize ${poolSize}`;
         test(`mode ${label(mode)}, 8 lanes, ${what}`, async (t) => {
           const r = await runThreadWave({ module, lanes: 8, mode, waves, rounds, poolSize, implementation });

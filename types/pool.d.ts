@@ -66,11 +66,7 @@ export interface ArmWasiThreadPoolSlotOptions {
 }
 
 /** PENDING to IDLE; wakes the slot's worker and every waiting spawner. */
-export declare function armWasiThreadPoolSlot(
-  pool: WasiThreadPool,
-  slot: number,
-  options?: ArmWasiThreadPoolSlotOptions,
-): void;
+export declare function armWasiThreadPoolSlot(pool: WasiThreadPool, slot: number, options?: ArmWasiThreadPoolSlotOptions): void;
 
 /** Any state to RETIRED (final); a worker serving the slot returns. */
 export declare function retireWasiThreadPoolSlot(pool: WasiThreadPool, slot: number): void;
@@ -87,11 +83,7 @@ export declare function wasiThreadPoolRunningTid(pool: WasiThreadPool, slot: num
  * Owner-side release of a legacy slot on its `{t:"exit", tid}`: ASSIGNED or
  * RUNNING to IDLE, only if the slot still holds `tid`.
  */
-export declare function releaseWasiThreadPoolSlotIfRunning(
-  pool: WasiThreadPool,
-  slot: number,
-  tid: number,
-): boolean;
+export declare function releaseWasiThreadPoolSlotIfRunning(pool: WasiThreadPool, slot: number, tid: number): boolean;
 
 export interface WasiThreadPoolAssignment {
   tid: number;
@@ -99,10 +91,7 @@ export interface WasiThreadPoolAssignment {
 }
 
 /** Worker side: ASSIGNED to RUNNING. null when nothing is assigned. */
-export declare function takeWasiThreadPoolAssignment(
-  pool: WasiThreadPool,
-  slot: number,
-): WasiThreadPoolAssignment | null;
+export declare function takeWasiThreadPoolAssignment(pool: WasiThreadPool, slot: number): WasiThreadPoolAssignment | null;
 
 /** Worker side: RUNNING to IDLE (a retired slot stays RETIRED). */
 export declare function finishWasiThreadPoolRun(pool: WasiThreadPool, slot: number): void;
@@ -156,8 +145,7 @@ export type { WasiThreadPoolDeclineReason } from "./reasons.js";
 import type { WasiThreadPoolDeclineReason } from "./reasons.js";
 
 export type WasiThreadPoolSpawnResult =
-  | { tid: number; slot: number; reason: null }
-  | { tid: -1; slot: -1; reason: WasiThreadPoolDeclineReason };
+  { tid: number; slot: number; reason: null } | { tid: -1; slot: -1; reason: WasiThreadPoolDeclineReason };
 
 export interface CreateWasiThreadPoolSpawnOptions {
   /** The owning thread: may claim message-dispatch slots. Default false. */

@@ -9,17 +9,8 @@
  * any thread.
  */
 export type WasiThreadPoolDeclineReason =
-  | "pool-exhausted"
-  | "worker-create-failed"
-  | "tid-exhausted"
-  | "dispatch-failed"
-  | "interrupted"
-  | "terminated";
+  "pool-exhausted" | "worker-create-failed" | "tid-exhausted" | "dispatch-failed" | "interrupted" | "terminated";
 
 /** The declines only a host knows: the pool never sees them. */
 export type WasiThreadHostDeclineReason =
-  | "threads-unavailable"
-  | "pool-empty"
-  | "pool-not-armed"
-  | "hostcall-channel-missing"
-  | "pool-disabled";
+  "threads-unavailable" | "pool-empty" | "pool-not-armed" | "hostcall-channel-missing" | "pool-disabled";

@@ -22,7 +22,9 @@ export interface WasiThreadWorkerRuntimeOptions {
   /** The SDK's shared process state, or `{ args, env }`. Passed through. */
   processState?: unknown;
   /** Resolved entries: factories, `{ factory, config }` or descriptors. */
-  extraImports?: ReadonlyArray<WasiThreadExtraImport | ((ctx: unknown) => unknown) | { factory: (ctx: unknown) => unknown; config: unknown }>;
+  extraImports?: ReadonlyArray<
+    WasiThreadExtraImport | ((ctx: unknown) => unknown) | { factory: (ctx: unknown) => unknown; config: unknown }
+  >;
   workerIndex?: number | null;
   tid?: number | null;
   threadSpawn?: (startArg: number) => number;

@@ -34,7 +34,11 @@ function localHeadersPrefix() {
 
 function failed(what, result) {
   const why = result.error ? result.error.message : `exit ${result.status}`;
-  const tail = String(result.stderr ?? "").trim().split("\n").slice(-1)[0] ?? "";
+  const tail =
+    String(result.stderr ?? "")
+      .trim()
+      .split("\n")
+      .slice(-1)[0] ?? "";
   return `${what} failed (${why})${tail ? `: ${tail}` : ""}`;
 }
 

@@ -8,9 +8,7 @@ import { existsSync } from "node:fs";
 const poolUrl = new URL("../../lib/pool.js", import.meta.url);
 const shimUrl = new URL("../../test/support/pool-shim.js", import.meta.url);
 
-export const api = existsSync(poolUrl)
-  ? await import(poolUrl.href)
-  : await import(shimUrl.href);
+export const api = existsSync(poolUrl) ? await import(poolUrl.href) : await import(shimUrl.href);
 
 export const usingShim = !existsSync(poolUrl);
 

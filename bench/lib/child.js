@@ -33,7 +33,7 @@ export function emit(result) {
     return;
   }
   const bytes = Buffer.from(text);
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     try {
       at += writeSync(1, bytes, at);
     } catch (error) {

@@ -27,7 +27,12 @@ export const WAVE_VARIANTS = [
 
 export const PEER_VARIANTS = [
   { id: "emnapi", label: "@emnapi/wasi-threads 2.2.0", params: { host: "emnapi" } },
-  { id: "default", label: "package default (native + reuse)", impl: "native", params: { host: "package", freshInstances: false } },
+  {
+    id: "default",
+    label: "package default (native + reuse)",
+    impl: "native",
+    params: { host: "package", freshInstances: false },
+  },
   { id: "sdk", label: "package, SDK config (JS + fresh)", impl: "js", params: { host: "package", freshInstances: true } },
 ];
 
@@ -51,7 +56,8 @@ export function buildPlan({ quick }) {
       timeoutMs: 60000,
     },
     {
-      id: "handoff-cold", skipInQuick: true,
+      id: "handoff-cold",
+      skipInQuick: true,
       group: "1. Handoff latency",
       title: "cold: after 50 ms idle",
       kind: "pool",
@@ -84,7 +90,8 @@ export function buildPlan({ quick }) {
     });
   }
   plan.push({
-    id: "throughput-1-breakdown", skipInQuick: true,
+    id: "throughput-1-breakdown",
+    skipInQuick: true,
     group: "2. Empty-thread throughput",
     title: "1 worker, every thread stamped: where one thread's time goes",
     kind: "pool",
@@ -119,7 +126,10 @@ export function buildPlan({ quick }) {
     {
       id: "waves",
       group: "4. Thread-wave guest",
-      title: Q("14,000 threads in one call (2000 waves of 7, 16 rounds), package host via test/support/wave-harness.js", "1,400 threads (200 waves of 7), package host"),
+      title: Q(
+        "14,000 threads in one call (2000 waves of 7, 16 rounds), package host via test/support/wave-harness.js",
+        "1,400 threads (200 waves of 7), package host",
+      ),
       // (the first call grows the pool, as the SDK's own test makes it; the
       // second call on the same host shows the warm pool)
       kind: "pool",
@@ -135,16 +145,38 @@ export function buildPlan({ quick }) {
         { key: "warmCpuMs", stat: "value", label: "second call: process CPU", unit: "ms", better: "lower" },
         { key: "warmMainCpuMs", stat: "value", label: "  of which the guest's main thread", unit: "ms", better: "lower" },
         { key: "warmWorkerCpuMs", stat: "value", label: "  of which the pool workers", unit: "ms", better: "lower" },
-        { key: "warmWorkerSysMs", stat: "value", label: "  the workers' system (kernel) time, 10 ms ticks", unit: "ms", better: "lower", digits: 0 },
-        { key: "warmWorkerBlocksPerThread", stat: "value", label: "  workers' blocking waits per guest thread", unit: "", better: "lower" },
-        { key: "warmMainBlocksPerThread", stat: "value", label: "  main thread's blocking waits per guest thread", unit: "", better: "lower" },
+        {
+          key: "warmWorkerSysMs",
+          stat: "value",
+          label: "  the workers' system (kernel) time, 10 ms ticks",
+          unit: "ms",
+          better: "lower",
+          digits: 0,
+        },
+        {
+          key: "warmWorkerBlocksPerThread",
+          stat: "value",
+          label: "  workers' blocking waits per guest thread",
+          unit: "",
+          better: "lower",
+        },
+        {
+          key: "warmMainBlocksPerThread",
+          stat: "value",
+          label: "  main thread's blocking waits per guest thread",
+          unit: "",
+          better: "lower",
+        },
       ],
       timeoutMs: 300000,
     },
     {
       id: "waves-serial",
       group: "4. Thread-wave guest",
-      title: Q("reference: the same guest work with lanes 1 (no thread spawned): the guest's own CPU", "reference: lanes 1, 200 waves"),
+      title: Q(
+        "reference: the same guest work with lanes 1 (no thread spawned): the guest's own CPU",
+        "reference: lanes 1, 200 waves",
+      ),
       kind: "pool",
       script: "waves.js",
       reps: Q(3, 1),
@@ -157,7 +189,8 @@ export function buildPlan({ quick }) {
       timeoutMs: 120000,
     },
     {
-      id: "waves-startup", skipInQuick: true,
+      id: "waves-startup",
+      skipInQuick: true,
       group: "4. Thread-wave guest",
       title: "one wave of 7 threads on a fresh host: the first call's fixed cost (7 workers started)",
       kind: "pool",
@@ -173,9 +206,13 @@ export function buildPlan({ quick }) {
       timeoutMs: 60000,
     },
     {
-      id: "waves-pool", skipInQuick: true,
+      id: "waves-pool",
+      skipInQuick: true,
       group: "4. Thread-wave guest",
-      title: Q("14,000 threads in one call, straight on the pool API, 7 pre-started workers, fresh instance per thread", "1,400 threads, pool API, 7 workers"),
+      title: Q(
+        "14,000 threads in one call, straight on the pool API, 7 pre-started workers, fresh instance per thread",
+        "1,400 threads, pool API, 7 workers",
+      ),
       kind: "pool",
       script: "waves-pool.js",
       reps: Q(4, 1),
@@ -189,7 +226,10 @@ export function buildPlan({ quick }) {
     {
       id: "waves-breakdown",
       group: "4. Thread-wave guest",
-      title: Q("the same on 7 pre-started workers, every thread stamped (per-thread breakdown; wall time not comparable)", "200 waves, stamped"),
+      title: Q(
+        "the same on 7 pre-started workers, every thread stamped (per-thread breakdown; wall time not comparable)",
+        "200 waves, stamped",
+      ),
       kind: "pool",
       script: "waves-pool.js",
       reps: Q(2, 1),
@@ -221,7 +261,8 @@ export function buildPlan({ quick }) {
       timeoutMs: 120000,
     },
     {
-      id: "scan-small", skipInQuick: true,
+      id: "scan-small",
+      skipInQuick: true,
       group: "5. Scan cost",
       title: "reference: capacity 4, all idle",
       kind: "pool",
@@ -263,7 +304,8 @@ export function buildPlan({ quick }) {
       timeoutMs: 60000,
     },
     {
-      id: "shutdown-retire", skipInQuick: true,
+      id: "shutdown-retire",
+      skipInQuick: true,
       group: "7. Shutdown",
       title: Q("64 idle workers, every slot retired, main module ends", "8 idle workers, retired"),
       kind: "exit",
@@ -275,7 +317,8 @@ export function buildPlan({ quick }) {
     },
   );
   plan.push({
-    id: "shutdown-bare", skipInQuick: true,
+    id: "shutdown-bare",
+    skipInQuick: true,
     group: "7. Shutdown",
     title: Q("reference: 64 unref'd workers blocked in Atomics.wait, no pool at all", "reference: 8 bare workers"),
     kind: "exit",
@@ -290,7 +333,10 @@ export function buildPlan({ quick }) {
     {
       id: "peer-repeat",
       group: "9. The peer: @emnapi/wasi-threads",
-      title: Q("reactor guest, one wave of 7 threads (+ the caller's lane) per call, 3,000 calls from the event loop, 7 workers preloaded", "reactor guest, 300 calls"),
+      title: Q(
+        "reactor guest, one wave of 7 threads (+ the caller's lane) per call, 3,000 calls from the event loop, 7 workers preloaded",
+        "reactor guest, 300 calls",
+      ),
       kind: "pool",
       script: "peer.js",
       reps: Q(3, 1),
@@ -307,7 +353,10 @@ export function buildPlan({ quick }) {
     {
       id: "peer-blocked",
       group: "9. The peer: @emnapi/wasi-threads",
-      title: Q("what the peer cannot run: 20 waves of 7 inside one blocked call (no event-loop turn between waves)", "5 waves in one blocked call"),
+      title: Q(
+        "what the peer cannot run: 20 waves of 7 inside one blocked call (no event-loop turn between waves)",
+        "5 waves in one blocked call",
+      ),
       kind: "pool",
       script: "peer.js",
       reps: 1,
@@ -315,8 +364,20 @@ export function buildPlan({ quick }) {
       variants: [PEER_VARIANTS[0], PEER_VARIANTS[1]],
       baseline: "emnapi",
       metrics: [
-        { key: "workersPerThread", stat: "value", label: "workers started per thread (after the first 7)", unit: "", better: "lower" },
-        { key: "msPerWave", stat: "value", label: "time per wave (package: includes its 7 workers' start)", unit: "ms", better: "lower" },
+        {
+          key: "workersPerThread",
+          stat: "value",
+          label: "workers started per thread (after the first 7)",
+          unit: "",
+          better: "lower",
+        },
+        {
+          key: "msPerWave",
+          stat: "value",
+          label: "time per wave (package: includes its 7 workers' start)",
+          unit: "ms",
+          better: "lower",
+        },
       ],
       timeoutMs: 120000,
     },
@@ -331,13 +392,23 @@ export function buildPlan({ quick }) {
       variants: [PEER_VARIANTS[0], PEER_VARIANTS[1]],
       baseline: "emnapi",
       metrics: [
-        { key: "ranOk", stat: "value", label: "ran to the right output (1) or failed (0)", unit: "", better: "higher", digits: 0 },
+        {
+          key: "ranOk",
+          stat: "value",
+          label: "ran to the right output (1) or failed (0)",
+          unit: "",
+          better: "higher",
+          digits: 0,
+        },
         { key: "wallMs", stat: "value", label: "time to result or failure", unit: "ms", better: null },
       ],
       timeoutMs: 120000,
     },
   );
-  for (const [cpus, label] of [["0", "1 CPU"], ["0,1", "2 CPUs"]]) {
+  for (const [cpus, label] of [
+    ["0", "1 CPU"],
+    ["0,1", "2 CPUs"],
+  ]) {
     plan.push({
       id: `pinned-${label.replace(/ .*/, "")}cpu`,
       skipInQuick: true,
@@ -362,13 +433,41 @@ export function buildPlan({ quick }) {
   const cIters = Q(20000, 2000);
   const cGapIters = Q(4000, 300);
   const cConfigs = [
-    { id: "c-spin", title: "spin-then-futex (2000 pauses, as FINDINGS measured it), back to back", args: ["--mode", "spin", "--spin", "2000", "--iters", cIters] },
-    { id: "c-spin-core", title: "spin-then-futex (100 pauses, the core's WTP_PARK_SPIN_LIMIT), back to back", args: ["--mode", "spin", "--spin", "100", "--iters", cIters] },
-    { id: "c-futex", title: "futex only (park at once, always wake), back to back", args: ["--mode", "futex", "--iters", cIters] },
-    { id: "c-spin-gap", title: "spin-then-futex (100 pauses), next handoff 30 us later", args: ["--mode", "spin", "--spin", "100", "--gap-us", "30", "--iters", cGapIters] },
-    { id: "c-longspin-gap", title: "spin-then-futex (4000 pauses, ~100 us), next handoff 30 us later", args: ["--mode", "spin", "--spin", "4000", "--gap-us", "30", "--iters", cGapIters] },
-    { id: "c-futex-gap", title: "futex only, next handoff 30 us later", args: ["--mode", "futex", "--gap-us", "30", "--iters", cGapIters] },
-    { id: "c-futex-same", title: "futex only, both threads pinned to one CPU", args: ["--mode", "futex", "--pin", "same", "--iters", cGapIters] },
+    {
+      id: "c-spin",
+      title: "spin-then-futex (2000 pauses, as FINDINGS measured it), back to back",
+      args: ["--mode", "spin", "--spin", "2000", "--iters", cIters],
+    },
+    {
+      id: "c-spin-core",
+      title: "spin-then-futex (100 pauses, the core's WTP_PARK_SPIN_LIMIT), back to back",
+      args: ["--mode", "spin", "--spin", "100", "--iters", cIters],
+    },
+    {
+      id: "c-futex",
+      title: "futex only (park at once, always wake), back to back",
+      args: ["--mode", "futex", "--iters", cIters],
+    },
+    {
+      id: "c-spin-gap",
+      title: "spin-then-futex (100 pauses), next handoff 30 us later",
+      args: ["--mode", "spin", "--spin", "100", "--gap-us", "30", "--iters", cGapIters],
+    },
+    {
+      id: "c-longspin-gap",
+      title: "spin-then-futex (4000 pauses, ~100 us), next handoff 30 us later",
+      args: ["--mode", "spin", "--spin", "4000", "--gap-us", "30", "--iters", cGapIters],
+    },
+    {
+      id: "c-futex-gap",
+      title: "futex only, next handoff 30 us later",
+      args: ["--mode", "futex", "--gap-us", "30", "--iters", cGapIters],
+    },
+    {
+      id: "c-futex-same",
+      title: "futex only, both threads pinned to one CPU",
+      args: ["--mode", "futex", "--pin", "same", "--iters", cGapIters],
+    },
   ];
   for (const c of cConfigs) {
     plan.push({

@@ -31,7 +31,8 @@ function ratio(results, id, metric) {
 }
 
 const f1 = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : "-");
-const f2 = (v) => (Number.isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)) : "-");
+const f2 = (v) =>
+  Number.isFinite(v) ? (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2)) : "-";
 const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toFixed(3)) : "-");
 
 // ---------------------------------------------------------------------------
@@ -40,16 +41,19 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // What bounds each target and what would move it, by target key; the
 // measurements behind them are in bench/analysis.md. Shown only for a miss.
 const BOUNDS = {
-  hot: "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's (analysis, \"After the investigation\"); with that spin off the figure was 8.5-10 us. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS's blocking handoff is as fast (analysis, \"The whole guest thread\").",
+  hot: 'Bound by the kernel\'s wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker\'s (analysis, "After the investigation"); with that spin off the figure was 8.5-10 us. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS\'s blocking handoff is as fast (analysis, "The whole guest thread").',
   hotC: "The C figure is a thread that never stops spinning, on a back-to-back ping-pong; the native figure includes the spawn's Node-API call and a JS callback. A parked handoff's C floor is the futex-only row.",
-  t1: "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2. On a loaded machine the long spin does not pay (analysis, \"The whole guest thread\").",
-  wavesFirst: "The first call also starts the pool's 7 workers (Node's worker bootstrap, module loading and the probe instance; the waves-startup row): a fixed cost of the first call that both configurations pay and instance reuse cannot touch. Without it (the second call) the ratio is the warm row's.",
+  t1: 'Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2. On a loaded machine the long spin does not pay (analysis, "The whole guest thread").',
+  wavesFirst:
+    "The first call also starts the pool's 7 workers (Node's worker bootstrap, module loading and the probe instance; the waves-startup row): a fixed cost of the first call that both configurations pay and instance reuse cannot touch. Without it (the second call) the ratio is the warm row's.",
   wavesWarm: "Bound by the guest's own work (the waves-serial row) and the join/wake of 8 threads on 2 CPUs.",
-  hostCpu: "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
-  t2: "Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread's worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, \"The whole guest thread\").",
+  hostCpu:
+    "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
+  t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
   peer: "",
   idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
-  shutdown: "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
+  shutdown:
+    "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
 };
 
 // A variant's figure against the scenario's baseline variant.
@@ -88,13 +92,25 @@ export function evaluateTargets(results) {
   const out = [];
   const status = (ok) => (ok === null ? "n/a" : ok ? "met" : "MISSED");
   const add = (key, name, want, value, ok, figureText, note, bound = BOUNDS[key]) =>
-    out.push({ key, name, want, value: Number.isFinite(value) ? value : null, status: status(Number.isFinite(value) ? ok : null), figure: figureText, note, bound });
+    out.push({
+      key,
+      name,
+      want,
+      value: Number.isFinite(value) ? value : null,
+      status: status(Number.isFinite(value) ? ok : null),
+      figure: figureText,
+      note,
+      bound,
+    });
 
   // --- Issue 10: the whole thread, against the SDK's configuration.
   const W = "waves";
   const startupDefault = figure(results, "waves-startup", "default", "cpuMs:value");
   const startupSdk = figure(results, "waves-startup", "sdk", "cpuMs:value");
-  for (const [metric, label, want] of [["wallMs:value", "wall", 0.35], ["cpuMs:value", "CPU", 0.5]]) {
+  for (const [metric, label, want] of [
+    ["wallMs:value", "wall", 0.35],
+    ["cpuMs:value", "CPU", 0.5],
+  ]) {
     const q = vratio(results, W, "default", metric);
     add(
       "wavesFirst",
@@ -106,7 +122,10 @@ export function evaluateTargets(results) {
       `native + fresh ${fr(vratio(results, W, "native-fresh", metric))}, JS + reuse ${fr(vratio(results, W, "js-reuse", metric))}; one wave on a fresh host (worker start-up): CPU ${f1(startupDefault, 0)} ms default, ${f1(startupSdk, 0)} ms SDK config`,
     );
   }
-  for (const [metric, label, want] of [["warmWallMs:value", "wall", 0.35], ["warmCpuMs:value", "CPU", 0.5]]) {
+  for (const [metric, label, want] of [
+    ["warmWallMs:value", "wall", 0.35],
+    ["warmCpuMs:value", "CPU", 0.5],
+  ]) {
     const q = vratio(results, W, "default", metric);
     add(
       "wavesWarm",
@@ -310,11 +329,26 @@ export function variantTables(results, plans) {
 function formatVariantTable(t) {
   const others = t.variants.filter((v) => v.id !== t.baseline);
   const header = ["metric", "unit", ...t.variants.map((v) => v.id), ...others.map((v) => `${v.id}/${t.baseline}`)];
-  const lines = t.rows.map((row) => [row.metric, row.unit, ...t.variants.map((v) => row.cells[v.id]), ...others.map((v) => row.ratios[v.id])]);
+  const lines = t.rows.map((row) => [
+    row.metric,
+    row.unit,
+    ...t.variants.map((v) => row.cells[v.id]),
+    ...others.map((v) => row.ratios[v.id]),
+  ]);
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => String(l[c] ?? "").length)));
-  const fmtLine = (l) => l.map((v, c) => String(v ?? "").padEnd(widths[c])).join("  ").trimEnd();
+  const fmtLine = (l) =>
+    l
+      .map((v, c) => String(v ?? "").padEnd(widths[c]))
+      .join("  ")
+      .trimEnd();
   const legend = t.variants.map((v) => `${v.id} = ${v.label}`).join("; ");
-  return [`${t.id}: ${t.title}${t.skipped ? ` (skipped: ${t.skipped})` : ""}`, `  (${legend})`, fmtLine(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(fmtLine)].join("\n");
+  return [
+    `${t.id}: ${t.title}${t.skipped ? ` (skipped: ${t.skipped})` : ""}`,
+    `  (${legend})`,
+    fmtLine(header),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...lines.map(fmtLine),
+  ].join("\n");
 }
 
 export function formatTable(results, plans, impls) {
@@ -334,7 +368,11 @@ function formatImplTable(results, plans, impls) {
     return [row.id, row.metric, row.unit, ...cells, row.ratio];
   });
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => String(l[c]).length)));
-  const fmtLine = (l) => l.map((v, c) => String(v).padEnd(widths[c])).join("  ").trimEnd();
+  const fmtLine = (l) =>
+    l
+      .map((v, c) => String(v).padEnd(widths[c]))
+      .join("  ")
+      .trimEnd();
   return [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(fmtLine)].join("\n");
 }
 
@@ -391,10 +429,16 @@ export function renderSvg(results) {
   const bRight = W - 30;
   const H = bTop + bH + 60;
   const s = [];
-  s.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`);
+  s.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+  );
   s.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
-  s.push(`<text x="10" y="22" font-size="15" font-weight="bold" fill="${COLORS.text}">Native core against the JS pool (and the package default against its baselines): times better (log scale)</text>`);
-  s.push(`<text x="10" y="40" fill="#555">Bars: JS/native for times and CPU, native/JS for throughput. Red ticks: the target.</text>`);
+  s.push(
+    `<text x="10" y="22" font-size="15" font-weight="bold" fill="${COLORS.text}">Native core against the JS pool (and the package default against its baselines): times better (log scale)</text>`,
+  );
+  s.push(
+    `<text x="10" y="40" fill="#555">Bars: JS/native for times and CPU, native/JS for throughput. Red ticks: the target.</text>`,
+  );
   for (const v of [0.1, 0.2, 0.5, 1, 2, 5, 10, 20]) {
     s.push(`<line x1="${x(v)}" y1="${aTop}" x2="${x(v)}" y2="${aTop + aH}" stroke="${v === 1 ? "#888" : COLORS.grid}"/>`);
     s.push(`<text x="${x(v)}" y="${aTop + aH + 14}" text-anchor="middle" fill="#555">${v}x</text>`);
@@ -405,8 +449,12 @@ export function renderSvg(results) {
     const x1 = x(b.adv);
     const color = b.adv >= 1 ? COLORS.native : COLORS.js;
     s.push(`<text x="${aLeft - 8}" y="${y + 12}" text-anchor="end" fill="${COLORS.text}">${esc(b.label)}</text>`);
-    s.push(`<rect x="${Math.min(x0, x1)}" y="${y}" width="${Math.max(1, Math.abs(x1 - x0))}" height="${rowH - 8}" fill="${color}"/>`);
-    s.push(`<text x="${Math.max(x0, x1) + 4}" y="${y + 12}" fill="${COLORS.text}">${b.adv >= 10 ? b.adv.toFixed(0) : b.adv.toFixed(2)}x</text>`);
+    s.push(
+      `<rect x="${Math.min(x0, x1)}" y="${y}" width="${Math.max(1, Math.abs(x1 - x0))}" height="${rowH - 8}" fill="${color}"/>`,
+    );
+    s.push(
+      `<text x="${Math.max(x0, x1) + 4}" y="${y + 12}" fill="${COLORS.text}">${b.adv >= 10 ? b.adv.toFixed(0) : b.adv.toFixed(2)}x</text>`,
+    );
     if (b.targetAdv) {
       const xt = x(b.targetAdv);
       s.push(`<line x1="${xt}" y1="${y - 3}" x2="${xt}" y2="${y + rowH - 5}" stroke="${COLORS.target}" stroke-width="2"/>`);
@@ -415,7 +463,9 @@ export function renderSvg(results) {
   if (bars.length === 0) s.push(`<text x="${aLeft}" y="${aTop + 14}" fill="#555">(no native figures in this run)</text>`);
 
   // Panel B: CDF of the hot handoff latency.
-  s.push(`<text x="10" y="${bTop - 28}" font-size="15" font-weight="bold" fill="${COLORS.text}">Hot handoff latency, spawn() -> runThread entry (CDF, log scale)</text>`);
+  s.push(
+    `<text x="10" y="${bTop - 28}" font-size="15" font-weight="bold" fill="${COLORS.text}">Hot handoff latency, spawn() -> runThread entry (CDF, log scale)</text>`,
+  );
   const lo = Math.log10(0.1);
   const hi = Math.log10(1000);
   const bx = (us) => bLeft + ((Math.log10(Math.min(Math.max(us, 0.1), 1000)) - lo) / (hi - lo)) * (bRight - bLeft);
@@ -435,15 +485,23 @@ export function renderSvg(results) {
     if (!qs) continue;
     const pts = qs.map((v, i) => `${bx(v).toFixed(1)},${by(i / (qs.length - 1)).toFixed(1)}`).join(" ");
     s.push(`<polyline points="${pts}" fill="none" stroke="${COLORS[impl]}" stroke-width="2"/>`);
-    s.push(`<line x1="${bRight - 200}" y1="${legendY + 140}" x2="${bRight - 180}" y2="${legendY + 140}" stroke="${COLORS[impl]}" stroke-width="2"/>`);
+    s.push(
+      `<line x1="${bRight - 200}" y1="${legendY + 140}" x2="${bRight - 180}" y2="${legendY + 140}" stroke="${COLORS[impl]}" stroke-width="2"/>`,
+    );
     s.push(`<text x="${bRight - 175}" y="${legendY + 144}" fill="${COLORS.text}">${impl} pool</text>`);
     legendY += 16;
   }
-  for (const [id, label] of [["c-spin", "C 2000-pause spin, back to back"], ["c-futex", "C futex only"], ["c-spin-gap", "C 100-pause spin, 30 us gap"]]) {
+  for (const [id, label] of [
+    ["c-spin", "C 2000-pause spin, back to back"],
+    ["c-futex", "C futex only"],
+    ["c-spin-gap", "C 100-pause spin, 30 us gap"],
+  ]) {
     const v = figure(results, id, "c", "oneWayUs:value");
     if (!Number.isFinite(v)) continue;
     s.push(`<line x1="${bx(v)}" y1="${bTop}" x2="${bx(v)}" y2="${bTop + bH}" stroke="${COLORS.c}" stroke-dasharray="4,3"/>`);
-    s.push(`<text x="${bx(v) + 3}" y="${by(0.5) - 8 - 14 * ["c-spin", "c-futex", "c-spin-gap"].indexOf(id)}" fill="${COLORS.c}" font-size="10">${esc(label)} p50</text>`);
+    s.push(
+      `<text x="${bx(v) + 3}" y="${by(0.5) - 8 - 14 * ["c-spin", "c-futex", "c-spin-gap"].indexOf(id)}" fill="${COLORS.c}" font-size="10">${esc(label)} p50</text>`,
+    );
   }
   s.push(`</svg>`);
   return s.join("\n") + "\n";
@@ -460,8 +518,10 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   const L = [];
   L.push("# Benchmarks");
   L.push("");
-  L.push(`Generated by \`${runInfo.command}\` (${runInfo.mode} mode) on ${machine.date.slice(0, 10)}; ` +
-    `do not edit by hand: the runner rewrites this file. The section "Where the time goes" comes from \`bench/analysis.md\`.`);
+  L.push(
+    `Generated by \`${runInfo.command}\` (${runInfo.mode} mode) on ${machine.date.slice(0, 10)}; ` +
+      `do not edit by hand: the runner rewrites this file. The section "Where the time goes" comes from \`bench/analysis.md\`.`,
+  );
   L.push("");
   L.push("## How to run");
   L.push("");
@@ -471,28 +531,42 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("node bench/run.js --only=handoff,c-   # some scenarios (by id prefix); --impl=native, --reps=N, --out=DIR");
   L.push("```");
   L.push("");
-  L.push(`This ${runInfo.mode} run took ${runInfo.seconds} s` +
-    (quickInfo ? `; the last quick run on this checkout took ${quickInfo.seconds} s.` : "."));
-  L.push("Each repetition runs in a fresh Node process; the implementations alternate (js, native, js, native, ...) " +
-    "so that drift of a shared machine falls on both. \"paired\" is the median (and range) of the ratios of repetitions that ran " +
-    "side by side. Figures are medians; the spread is p10-p90 of all samples for " +
-    "per-event latencies, and p10-p90 of the repetitions for one-figure-per-run metrics (min-max of the repetitions' p99 for p99 rows).");
+  L.push(
+    `This ${runInfo.mode} run took ${runInfo.seconds} s` +
+      (quickInfo ? `; the last quick run on this checkout took ${quickInfo.seconds} s.` : "."),
+  );
+  L.push(
+    "Each repetition runs in a fresh Node process; the implementations alternate (js, native, js, native, ...) " +
+      'so that drift of a shared machine falls on both. "paired" is the median (and range) of the ratios of repetitions that ran ' +
+      "side by side. Figures are medians; the spread is p10-p90 of all samples for " +
+      "per-event latencies, and p10-p90 of the repetitions for one-figure-per-run metrics (min-max of the repetitions' p99 for p99 rows).",
+  );
   L.push("");
   L.push("## Machine");
   L.push("");
   if (machine.loadAverage[0] > machine.availableParallelism) {
-    L.push(`**Taken on a loaded machine**: load average ${machine.loadAverage[0]} on ${machine.availableParallelism} CPUs when the run started ` +
-      `(other work shared the CPUs); ratios from interleaved repetitions ("paired") are the figures to read, single medians swing.`);
+    L.push(
+      `**Taken on a loaded machine**: load average ${machine.loadAverage[0]} on ${machine.availableParallelism} CPUs when the run started ` +
+        `(other work shared the CPUs); ratios from interleaved repetitions ("paired") are the figures to read, single medians swing.`,
+    );
     L.push("");
   }
-  L.push(`- CPU: ${machine.cpuModel}, ${machine.cores} cores (available parallelism ${machine.availableParallelism}), ${machine.memoryGiB} GiB`);
+  L.push(
+    `- CPU: ${machine.cpuModel}, ${machine.cores} cores (available parallelism ${machine.availableParallelism}), ${machine.memoryGiB} GiB`,
+  );
   L.push(`- ${machine.platform}; Node ${machine.node}, V8 ${machine.v8}`);
-  L.push(`- commit ${machine.commit ?? "?"}${machine.srcOrLibModified ? " (src/ or lib/ modified in the work tree)" : ""}; load average before ${machine.loadAverage.join(", ")}, after ${machine.loadAverageAfter?.join(", ") ?? "?"}`);
+  L.push(
+    `- commit ${machine.commit ?? "?"}${machine.srcOrLibModified ? " (src/ or lib/ modified in the work tree)" : ""}; load average before ${machine.loadAverage.join(", ")}, after ${machine.loadAverageAfter?.join(", ") ?? "?"}`,
+  );
   if (machine.addon) {
-    L.push(`- addon measured: ${machine.addon.path}, built ${machine.addon.built ?? "?"}` +
-      (machine.addon.matchesSrc === false
-        ? ` (**${machine.addon.srcCheck}: the figures are not of these sources**)`
-        : machine.addon.srcCheck ? ` (${machine.addon.srcCheck})` : ""));
+    L.push(
+      `- addon measured: ${machine.addon.path}, built ${machine.addon.built ?? "?"}` +
+        (machine.addon.matchesSrc === false
+          ? ` (**${machine.addon.srcCheck}: the figures are not of these sources**)`
+          : machine.addon.srcCheck
+            ? ` (${machine.addon.srcCheck})`
+            : ""),
+    );
   }
   if (runInfo.nativeUnavailable) L.push(`- native implementation not measured: ${runInfo.nativeUnavailable}`);
   L.push("");
@@ -501,8 +575,10 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("| target | wanted | reached | status | context | what bounds it, what would move it |");
   L.push("| --- | --- | --- | --- | --- | --- |");
   for (const t of targets) {
-    const bound = t.status === "met" ? "" : t.bound ?? "";
-    L.push(`| ${mdEscape(t.name)} | ${mdEscape(t.want)} | ${mdEscape(t.figure)} | ${t.status === "MISSED" ? "**missed**" : t.status} | ${mdEscape(t.note ?? "")} | ${mdEscape(bound)} |`);
+    const bound = t.status === "met" ? "" : (t.bound ?? "");
+    L.push(
+      `| ${mdEscape(t.name)} | ${mdEscape(t.want)} | ${mdEscape(t.figure)} | ${t.status === "MISSED" ? "**missed**" : t.status} | ${mdEscape(t.note ?? "")} | ${mdEscape(bound)} |`,
+    );
   }
   L.push("");
   L.push(`![benchmark chart](${svgName})`);
@@ -521,7 +597,9 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
         L.push("| configuration | metric | unit | C median [p10-p90 of runs] |");
         L.push("| --- | --- | --- | --- |");
       } else {
-        L.push(`| scenario | metric | unit | ${impls.map((i) => `${i} median [spread]`).join(" | ")} | native/JS | paired native/JS [min-max] |`);
+        L.push(
+          `| scenario | metric | unit | ${impls.map((i) => `${i} median [spread]`).join(" | ")} | native/JS | paired native/JS [min-max] |`,
+        );
         L.push(`| --- | --- | --- | ${impls.map(() => "---").join(" | ")} | --- | --- |`);
       }
       grows.forEach((row, i) => {
@@ -529,7 +607,10 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
         const sc = i > 0 && grows[i - 1].id === row.id ? "" : mdEscape(row.scenario);
         if (row.cells.all) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${mdEscape(row.cells.all)} |`);
         else if (row.cells.c !== undefined) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${row.cells.c} |`);
-        else L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} | ${row.paired ?? ""} |`);
+        else
+          L.push(
+            `| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${impls.map((i) => row.cells[i]).join(" | ")} | ${row.ratio} | ${row.paired ?? ""} |`,
+          );
       });
       L.push("");
     }
@@ -537,10 +618,14 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
       L.push(`**${mdEscape(t.id)}**: ${mdEscape(t.title)}${t.skipped ? ` (skipped: ${mdEscape(t.skipped)})` : ""}`);
       L.push("");
       const others = t.variants.filter((v) => v.id !== t.baseline);
-      L.push(`| metric | unit | ${t.variants.map((v) => `${mdEscape(v.label)}${v.id === t.baseline ? " (baseline)" : ""}`).join(" | ")} | ${others.map((v) => `${mdEscape(v.id)} / ${mdEscape(t.baseline)}`).join(" | ")} |`);
+      L.push(
+        `| metric | unit | ${t.variants.map((v) => `${mdEscape(v.label)}${v.id === t.baseline ? " (baseline)" : ""}`).join(" | ")} | ${others.map((v) => `${mdEscape(v.id)} / ${mdEscape(t.baseline)}`).join(" | ")} |`,
+      );
       L.push(`| --- | --- | ${t.variants.map(() => "---").join(" | ")} | ${others.map(() => "---").join(" | ")} |`);
       for (const row of t.rows) {
-        L.push(`| ${mdEscape(row.metric)} | ${row.unit} | ${t.variants.map((v) => row.cells[v.id]).join(" | ")} | ${others.map((v) => row.ratios[v.id]).join(" | ")} |`);
+        L.push(
+          `| ${mdEscape(row.metric)} | ${row.unit} | ${t.variants.map((v) => row.cells[v.id]).join(" | ")} | ${others.map((v) => row.ratios[v.id]).join(" | ")} |`,
+        );
       }
       L.push("");
     }
@@ -664,11 +749,15 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   const per = (v) => (Number.isFinite(v) ? `${v >= 10000 ? `${(v / 1000).toFixed(1)}k` : Math.round(v)}/s` : "-");
   L.push(README_BEGIN);
   const loaded = machine.loadAverage[0] > machine.availableParallelism;
-  L.push(`From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
-    `${machine.availableParallelism} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; load average ${machine.loadAverage.join(", ")} before the run` +
-    (loaded ? " (**a loaded machine**: other work shared the CPUs)." : "."));
+  L.push(
+    `From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
+      `${machine.availableParallelism} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; load average ${machine.loadAverage.join(", ")} before the run` +
+      (loaded ? " (**a loaded machine**: other work shared the CPUs)." : "."),
+  );
   L.push("");
-  L.push("| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |");
+  L.push(
+    "| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |",
+  );
   L.push("| --- | --- | --- | --- |");
   const W = "waves";
   const pair = (metric) => [figure(results, W, "default", metric), figure(results, W, "sdk", metric)];
@@ -685,7 +774,9 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   L.push(`| host CPU per guest thread (warm call, minus the guest's own work) | ${us(hd)} | ${us(hs)} | ${fr(hd / hs)} |`);
   const pd = figure(results, "peer-repeat", "default", "callsPerSec:value");
   const pe = figure(results, "peer-repeat", "emnapi", "callsPerSec:value");
-  L.push(`| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)}) | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`);
+  L.push(
+    `| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)}) | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`,
+  );
   L.push("");
   L.push("| the pool alone | native | JS | native/JS |");
   L.push("| --- | --- | --- | --- |");

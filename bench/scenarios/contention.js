@@ -10,8 +10,18 @@
 // once are the whole pool (or the machine) standing still.
 
 import {
-  B_DECLINED, B_DONE, B_GO, B_SPAWNED, B_SPAWNERS_DONE, emit, hrnow, newBoard, params, sleepSync,
-  startServers, startSpawners,
+  B_DECLINED,
+  B_DONE,
+  B_GO,
+  B_SPAWNED,
+  B_SPAWNERS_DONE,
+  emit,
+  hrnow,
+  newBoard,
+  params,
+  sleepSync,
+  startServers,
+  startSpawners,
 } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 

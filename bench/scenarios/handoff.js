@@ -11,14 +11,10 @@
 // Also reported: the duration of the spawn() call itself, and the gaps that
 // really happened.
 
-import {
-  emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers,
-} from "../lib/child.js";
+import { emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 
-const {
-  impl, phase = "hot", samples = 2000, warmup = 200, gapMinUs = 20, gapMaxUs = 50, idleMs = 50,
-} = params();
+const { impl, phase = "hot", samples = 2000, warmup = 200, gapMinUs = 20, gapMaxUs = 50, idleMs = 50 } = params();
 
 const total = warmup + samples;
 const pool = createPool(impl, { capacity: 1 });

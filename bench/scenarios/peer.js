@@ -27,8 +27,16 @@ import { watToBytes } from "../../test/fixtures/build.js";
 import { compileWasiThreadGuest } from "../../lib/liftoff.js";
 
 const {
-  host: hostKind = "package", impl, freshInstances = false, mode = "repeat",
-  threads = 7, work = 2000, calls = 2000, warmup = 200, waves = 20, timeoutMs = 60000,
+  host: hostKind = "package",
+  impl,
+  freshInstances = false,
+  mode = "repeat",
+  threads = 7,
+  work = 2000,
+  calls = 2000,
+  warmup = 200,
+  waves = 20,
+  timeoutMs = 60000,
 } = params();
 
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
@@ -62,7 +70,10 @@ async function emnapiHost(module, instanceMemory) {
 async function packageHost(module, instanceMemory) {
   const { createWasiThreadSpawn } = await import("../../lib/host.js");
   host = await createWasiThreadSpawn({
-    wasmModule: module, memory: instanceMemory, implementation: impl, freshInstances,
+    wasmModule: module,
+    memory: instanceMemory,
+    implementation: impl,
+    freshInstances,
   });
   return {
     imports: { wasi: { "thread-spawn": host.threadSpawn } },
@@ -102,7 +113,9 @@ if (mode === "wave-guest") {
   process.exit(0);
 }
 
-const module = await compileWasiThreadGuest(await watToBytes(readFileSync(new URL("../guest/reactor-wave.wat", import.meta.url), "utf8"), "reactor-wave.wat"));
+const module = await compileWasiThreadGuest(
+  await watToBytes(readFileSync(new URL("../guest/reactor-wave.wat", import.meta.url), "utf8"), "reactor-wave.wat"),
+);
 const h = hostKind === "emnapi" ? await emnapiHost(module, memory) : await packageHost(module, memory);
 const instance = new WebAssembly.Instance(module, { env: { memory }, ...h.imports });
 await h.setup(instance);
@@ -130,7 +143,12 @@ if (mode === "repeat") {
       cpuUsPerCall: { value: (cpu.user + cpu.system) / calls },
       workersCreated: { value: created },
     },
-    info: { declined, workersCreated: created, createdWhileTimed: created - createdBefore, workers: host?.distinctOsThreadCount?.() ?? created },
+    info: {
+      declined,
+      workersCreated: created,
+      createdWhileTimed: created - createdBefore,
+      workers: host?.distinctOsThreadCount?.() ?? created,
+    },
   });
   process.exit(0);
 }
@@ -148,7 +166,12 @@ await h.close();
 emit({
   metrics: {
     msPerWave: { value: ms / Math.max(1, ran) },
-    workersPerThread: { value: hostKind === "emnapi" ? grown / Math.max(1, ran * threads) : (host.distinctOsThreadCount() - threads) / Math.max(1, ran * threads) },
+    workersPerThread: {
+      value:
+        hostKind === "emnapi"
+          ? grown / Math.max(1, ran * threads)
+          : (host.distinctOsThreadCount() - threads) / Math.max(1, ran * threads),
+    },
   },
   info: { waves: ran, declined, workersCreated: created, grownDuringCall: grown, sum: words[1] },
 });

@@ -5,9 +5,7 @@
 // the spawn() call, and spawn -> runThread entry. One thread at a time, the
 // next 30 us after the previous finished.
 
-import {
-  emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers,
-} from "../lib/child.js";
+import { emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 import { S_STATE, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/layout.js";
 

@@ -37,20 +37,20 @@ if (variant === "bare") {
 }
 
 async function pooled() {
-const { api, createPool } = await import("../lib/api.js");
+  const { api, createPool } = await import("../lib/api.js");
 
-const pool = createPool(impl, { capacity: workers });
-api.openWasiThreadPoolSlots(pool, workers);
-const slots = [];
-for (let s = 0; s < workers; s++) {
-  api.armWasiThreadPoolSlot(pool, s);
-  slots.push(s);
-}
-const board = newBoard();
-await startServers(pool, slots, { kind: "empty", board, unref: variant === "unref" });
-await sleep(settleMs);
-if (variant === "retire") {
-  for (const s of slots) api.retireWasiThreadPoolSlot(pool, s);
-}
-writeSync(1, `BENCH_END ${process.hrtime.bigint()}\n`);
+  const pool = createPool(impl, { capacity: workers });
+  api.openWasiThreadPoolSlots(pool, workers);
+  const slots = [];
+  for (let s = 0; s < workers; s++) {
+    api.armWasiThreadPoolSlot(pool, s);
+    slots.push(s);
+  }
+  const board = newBoard();
+  await startServers(pool, slots, { kind: "empty", board, unref: variant === "unref" });
+  await sleep(settleMs);
+  if (variant === "retire") {
+    for (const s of slots) api.retireWasiThreadPoolSlot(pool, s);
+  }
+  writeSync(1, `BENCH_END ${process.hrtime.bigint()}\n`);
 }

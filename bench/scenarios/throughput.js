@@ -37,7 +37,7 @@ let target = 0;
 let declined = 0;
 let index = 0;
 function run(count) {
-  for (let done = 0; done < count; ) {
+  for (let done = 0; done < count;) {
     const wave = Math.min(workers, count - done);
     if (breakdown) {
       for (let k = 0; k < wave; k++) {
@@ -74,7 +74,10 @@ const metrics = {
 };
 if (breakdown && declined === 0) {
   const us = (a, b) => Number(b - a) / 1000;
-  const call = [], handoff = [], joinWake = [], turnaround = [];
+  const call = [],
+    handoff = [],
+    joinWake = [],
+    turnaround = [];
   for (let i = warmup; i < total; i++) {
     call.push(us(starts[i], returns[i]));
     handoff.push(us(starts[i], stamps[i]));

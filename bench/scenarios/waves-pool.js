@@ -23,10 +23,24 @@ import { api, createPool } from "../lib/api.js";
 import { K, ST_GUEST_END, ST_ENTRY, ST_IDLE, ST_INSTANTIATED, ST_SPAWN_END, ST_SPAWN_START } from "../lib/wave-stamps.js";
 import { S_STATE, S_TID, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/layout.js";
 import {
-  EXPECTED_14K_OUTPUT_HEX, GUEST_MEMORY, environImports, readWaveGuest, readWaveResult, threadWaveEnv,
+  EXPECTED_14K_OUTPUT_HEX,
+  GUEST_MEMORY,
+  environImports,
+  readWaveGuest,
+  readWaveResult,
+  threadWaveEnv,
 } from "../../test/support/wave-guest.js";
 
-const { impl, lanes = 8, waves = 2000, rounds = 16, workers = lanes - 1, breakdown = false, spawnWaitMs, freshInstances = true } = params();
+const {
+  impl,
+  lanes = 8,
+  waves = 2000,
+  rounds = 16,
+  workers = lanes - 1,
+  breakdown = false,
+  spawnWaitMs,
+  freshInstances = true,
+} = params();
 
 v8.setFlagsFromString("--no-liftoff"); // the Node 20 Liftoff hazard (FINDINGS)
 const module = new WebAssembly.Module(readWaveGuest({ build: false }));
@@ -39,9 +53,11 @@ const stamps = breakdown ? new BigInt64Array(new SharedArrayBuffer(8 * K * (maxT
 const threads = [];
 for (let slot = 0; slot < workers; slot++) {
   api.armWasiThreadPoolSlot(pool, slot);
-  threads.push(new Worker(new URL("../lib/wave-worker.js", import.meta.url), {
-    workerData: { pool, slot, module, memory, stamps, freshInstances },
-  }));
+  threads.push(
+    new Worker(new URL("../lib/wave-worker.js", import.meta.url), {
+      workerData: { pool, slot, module, memory, stamps, freshInstances },
+    }),
+  );
 }
 await Promise.all(threads.map((w) => once(w, "message")));
 sleepSync(50);

@@ -65,7 +65,11 @@ function taskCpu() {
 }
 
 const harness = await createWaveHarness({
-  module, lanes, waves, rounds, implementation: impl === "ref" ? undefined : impl,
+  module,
+  lanes,
+  waves,
+  rounds,
+  implementation: impl === "ref" ? undefined : impl,
   hostOptions: freshInstances ? { freshInstances: true } : {},
 });
 const calls = [];
@@ -77,15 +81,16 @@ for (let i = 0; i < invokes; i++) {
   const wallMs = Number(hrnow() - t0) / 1e6;
   const cpu = process.cpuUsage(cpu0);
   const tasks1 = taskCpu();
-  const split = tasks0 && tasks1
-    ? {
-        mainCpuMs: (tasks1.main - tasks0.main) / 1e6,
-        otherCpuMs: (tasks1.others - tasks0.others) / 1e6,
-        otherSysMs: (tasks1.othersSysTicks - tasks0.othersSysTicks) * TICK_MS,
-        otherBlocks: tasks1.othersVoluntary - tasks0.othersVoluntary,
-        mainBlocks: tasks1.mainVoluntary - tasks0.mainVoluntary,
-      }
-    : {};
+  const split =
+    tasks0 && tasks1
+      ? {
+          mainCpuMs: (tasks1.main - tasks0.main) / 1e6,
+          otherCpuMs: (tasks1.others - tasks0.others) / 1e6,
+          otherSysMs: (tasks1.othersSysTicks - tasks0.othersSysTicks) * TICK_MS,
+          otherBlocks: tasks1.othersVoluntary - tasks0.othersVoluntary,
+          mainBlocks: tasks1.mainVoluntary - tasks0.mainVoluntary,
+        }
+      : {};
   calls.push({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, ...split, status: run.status, output: run.output });
   if (run.status !== 0) break;
   // Let the last joined threads' workers mark their slots idle before the

@@ -10,8 +10,7 @@ function runWaveOwner(config) {
       resolve(result);
     };
     owner.onmessage = (event) => done(event.data);
-    owner.onerror = (event) =>
-      done({ ok: false, error: `owner worker error: ${event.message ?? event}` });
+    owner.onerror = (event) => done({ ok: false, error: `owner worker error: ${event.message ?? event}` });
     owner.postMessage(config);
   });
 }

@@ -58,9 +58,7 @@ async function inside(dir, relative) {
 }
 
 function rewriteBareSpecifiers(source) {
-  return source
-    .replaceAll(`"${SHIM_SPECIFIER}"`, `"${SHIM_URL}"`)
-    .replaceAll(`'${SHIM_SPECIFIER}'`, `'${SHIM_URL}'`);
+  return source.replaceAll(`"${SHIM_SPECIFIER}"`, `"${SHIM_URL}"`).replaceAll(`'${SHIM_SPECIFIER}'`, `'${SHIM_URL}'`);
 }
 
 async function resolve(pathname) {

@@ -53,7 +53,12 @@ const scenarios = {
     await until(() => host.spawnReport().active === 0, { what: "the slot to be retired" });
     const after = host.spawnReport();
     await host.terminateAll();
-    result({ tid, errors, running: Atomics.load(words, F.RUNNING), after: { active: after.active, idle: after.idle, workers: after.workers } });
+    result({
+      tid,
+      errors,
+      running: Atomics.load(words, F.RUNNING),
+      after: { active: after.active, idle: after.idle, workers: after.workers },
+    });
   },
 
   // A trap on a worker started by a guest thread: that worker reports on

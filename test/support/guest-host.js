@@ -40,9 +40,7 @@ export const arg = (kind, n = 0) => (kind << 16) | n;
 const nativeInfo = getWasiThreadPoolImplementation().native;
 export const IMPLEMENTATIONS = ["js", "native"];
 export function skipImplementation(implementation) {
-  return implementation === "native" && !nativeInfo.available
-    ? `the native addon is not available: ${nativeInfo.error}`
-    : false;
+  return implementation === "native" && !nativeInfo.available ? `the native addon is not available: ${nativeInfo.error}` : false;
 }
 
 const modules = new Map();

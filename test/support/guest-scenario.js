@@ -89,7 +89,14 @@ const scenarios = {
     const after = host.spawnReport();
     const next = host.threadSpawn(arg(KIND.PLAIN, 1));
     await until(() => Atomics.load(words, W.DONE) === 2, { what: "thread after the trap" });
-    result({ warm, tid, errors, after: { active: after.active, idle: after.idle, workers: after.workers }, next, workersAfter: host.distinctOsThreadCount() });
+    result({
+      warm,
+      tid,
+      errors,
+      after: { active: after.active, idle: after.idle, workers: after.workers },
+      next,
+      workersAfter: host.distinctOsThreadCount(),
+    });
     await host.terminateAll();
   },
 
@@ -101,7 +108,8 @@ const scenarios = {
       implementation,
       mainInstance: false,
       instanceId: 7,
-      onGuestError: (instanceId, tid, error) => errors.push({ instanceId, tid, name: error?.name, message: String(error?.message ?? error) }),
+      onGuestError: (instanceId, tid, error) =>
+        errors.push({ instanceId, tid, name: error?.name, message: String(error?.message ?? error) }),
     });
     const tid = host.threadSpawn(0);
     await until(() => errors.length > 0, { what: "onGuestError" });

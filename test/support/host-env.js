@@ -54,11 +54,7 @@ export function installBrowserGlobals(options = {}) {
   const undo = [];
   const orUnset = (value) => (value === undefined ? UNSET : value);
   setGlobal("crossOriginIsolated", orUnset(crossOriginIsolated), undo);
-  setGlobal(
-    "navigator",
-    hardwareConcurrency === undefined ? UNSET : { hardwareConcurrency },
-    undo,
-  );
+  setGlobal("navigator", hardwareConcurrency === undefined ? UNSET : { hardwareConcurrency }, undo);
   setGlobal("__SDM_ENABLE_BROWSER_WASI_THREADS__", orUnset(enable), undo);
   setGlobal("location", orUnset(location), undo);
   setGlobal("self", orUnset(self), undo);

@@ -10,9 +10,7 @@ import * as api from "../../lib/pool.js";
 
 export { api };
 
-export const IMPLEMENTATIONS = api.getWasiThreadPoolImplementation().native.available
-  ? ["js", "native"]
-  : ["js"];
+export const IMPLEMENTATIONS = api.getWasiThreadPoolImplementation().native.available ? ["js", "native"] : ["js"];
 
 // A pool of the given implementation.
 export function createPool(implementation, { capacity, spawnWaitMs } = {}) {

@@ -19,10 +19,7 @@
 // done on the test's only thread; tests act as the worker between spawns with
 // take()/finish() (protocol 2) or by posting {t:"exit"} (legacy workers).
 
-import {
-  finishWasiThreadPoolRun,
-  takeWasiThreadPoolAssignment,
-} from "../../lib/pool.browser.js";
+import { finishWasiThreadPoolRun, takeWasiThreadPoolAssignment } from "../../lib/pool.browser.js";
 
 export class MockWorker {
   static instances = [];

@@ -50,7 +50,10 @@ function inspectElf(buf) {
       entsize: Number(buf.readBigUInt64LE(at + 56)),
     });
   }
-  const SHT_DYNAMIC = 6, SHT_DYNSYM = 11, SHT_VERNEED = 0x6ffffffe, SHT_VERSYM = 0x6fffffff;
+  const SHT_DYNAMIC = 6,
+    SHT_DYNSYM = 11,
+    SHT_VERNEED = 0x6ffffffe,
+    SHT_VERSYM = 0x6fffffff;
   const dynsym = sections.find((s) => s.type === SHT_DYNSYM);
   if (!dynsym) throw new Error("ELF file without .dynsym");
   const strtab = sections[dynsym.link].offset;
@@ -176,7 +179,8 @@ function inspectMachO(buf) {
   for (let i = 0, at = 32; i < ncmds; i++) {
     const cmd = buf.readUInt32LE(at);
     const size = buf.readUInt32LE(at + 4);
-    if (cmd === 0x2) symtab = { symoff: buf.readUInt32LE(at + 8), nsyms: buf.readUInt32LE(at + 12), stroff: buf.readUInt32LE(at + 16) };
+    if (cmd === 0x2)
+      symtab = { symoff: buf.readUInt32LE(at + 8), nsyms: buf.readUInt32LE(at + 12), stroff: buf.readUInt32LE(at + 16) };
     else if (cmd === 0xc) libraries.push(cstring(buf, at + buf.readUInt32LE(at + 8)));
     else if (cmd === 0x80000022 || cmd === 0x22) trie = { off: buf.readUInt32LE(at + 40), size: buf.readUInt32LE(at + 44) };
     else if (cmd === 0x80000033) trie = { off: buf.readUInt32LE(at + 8), size: buf.readUInt32LE(at + 12) };
@@ -196,13 +200,22 @@ function inspectMachO(buf) {
       if ((type & 0x0e) !== 0 || !(type & 0x01)) continue; // N_UNDF | N_EXT only
       const name = cstring(buf, symtab.stroff + buf.readUInt32LE(at));
       const ordinal = buf.readUInt16LE(at + 6) >> 8;
-      const from = ordinal === 0xfe ? "flat" : ordinal >= 1 && ordinal <= libraries.length ? libraries[ordinal - 1] : `ordinal ${ordinal}`;
+      const from =
+        ordinal === 0xfe ? "flat" : ordinal >= 1 && ordinal <= libraries.length ? libraries[ordinal - 1] : `ordinal ${ordinal}`;
       imports.push({ name, from, version: null });
     }
   }
   const exports = trie && trie.size > 0 ? exportTrie(buf, trie.off, trie.size) : [];
   const arch = { 0x01000007: "x64", 0x0100000c: "arm64" }[cputype] ?? `cputype ${cputype}`;
-  return { format: "macho", arch, shared: filetype === 6 || filetype === 8, exports, imports, libraries, macho: { minos, uuid, signature } };
+  return {
+    format: "macho",
+    arch,
+    shared: filetype === 6 || filetype === 8,
+    exports,
+    imports,
+    libraries,
+    macho: { minos, uuid, signature },
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -222,7 +235,12 @@ function inspectPe(buf) {
   const dir = (i) => ({ rva: buf.readUInt32LE(dirs + i * 8), size: buf.readUInt32LE(dirs + i * 8 + 4) });
   const sections = [];
   for (let i = 0, at = opt + optSize; i < nsections; i++, at += 40) {
-    sections.push({ va: buf.readUInt32LE(at + 12), vsize: buf.readUInt32LE(at + 8), raw: buf.readUInt32LE(at + 20), rawSize: buf.readUInt32LE(at + 16) });
+    sections.push({
+      va: buf.readUInt32LE(at + 12),
+      vsize: buf.readUInt32LE(at + 8),
+      raw: buf.readUInt32LE(at + 20),
+      rawSize: buf.readUInt32LE(at + 16),
+    });
   }
   const off = (rva) => {
     const s = sections.find((x) => rva >= x.va && rva < x.va + Math.max(x.vsize, x.rawSize));
@@ -286,16 +304,62 @@ const NODE = /^(?:napi_|node_api_|uv_)/;
 
 // C library functions a Linux prebuild may import (glibc and musl).
 const LIBC = new Set([
-  "__errno_location", "__sched_cpucount", "__stack_chk_fail", "__cxa_finalize", "__gmon_start__",
-  "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
-  "abort", "calloc", "malloc", "realloc", "free", "memcpy", "memmove", "memset", "memcmp",
-  "strlen", "strcmp", "strncmp", "strerror", "strdup", "snprintf", "vsnprintf", "getenv", "floor",
-  "dlopen", "dlsym", "dlclose", "dlerror", "dladdr", "dl_iterate_phdr",
-  "clock_gettime", "clock_nanosleep", "nanosleep", "sched_yield", "sched_getaffinity", "sysconf", "syscall",
-  "pthread_once", "pthread_mutex_init", "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_destroy",
-  "pthread_cond_init", "pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_signal",
-  "pthread_cond_broadcast", "pthread_cond_destroy", "pthread_condattr_init", "pthread_condattr_setclock",
-  "pthread_condattr_destroy", "pthread_self", "pthread_key_create", "pthread_getspecific", "pthread_setspecific",
+  "__errno_location",
+  "__sched_cpucount",
+  "__stack_chk_fail",
+  "__cxa_finalize",
+  "__gmon_start__",
+  "_ITM_deregisterTMCloneTable",
+  "_ITM_registerTMCloneTable",
+  "abort",
+  "calloc",
+  "malloc",
+  "realloc",
+  "free",
+  "memcpy",
+  "memmove",
+  "memset",
+  "memcmp",
+  "strlen",
+  "strcmp",
+  "strncmp",
+  "strerror",
+  "strdup",
+  "snprintf",
+  "vsnprintf",
+  "getenv",
+  "floor",
+  "dlopen",
+  "dlsym",
+  "dlclose",
+  "dlerror",
+  "dladdr",
+  "dl_iterate_phdr",
+  "clock_gettime",
+  "clock_nanosleep",
+  "nanosleep",
+  "sched_yield",
+  "sched_getaffinity",
+  "sysconf",
+  "syscall",
+  "pthread_once",
+  "pthread_mutex_init",
+  "pthread_mutex_lock",
+  "pthread_mutex_unlock",
+  "pthread_mutex_destroy",
+  "pthread_cond_init",
+  "pthread_cond_wait",
+  "pthread_cond_timedwait",
+  "pthread_cond_signal",
+  "pthread_cond_broadcast",
+  "pthread_cond_destroy",
+  "pthread_condattr_init",
+  "pthread_condattr_setclock",
+  "pthread_condattr_destroy",
+  "pthread_self",
+  "pthread_key_create",
+  "pthread_getspecific",
+  "pthread_setspecific",
 ]);
 const LINUX_LIBRARIES = {
   glibc: new Set(["libc.so.6", "libpthread.so.0", "libm.so.6", "libdl.so.2"]),
@@ -307,15 +371,56 @@ const GLIBC_MAX = [2, 17];
 
 // libSystem functions a macOS prebuild may import (all from libSystem.B.dylib).
 const LIBSYSTEM = new Set([
-  "___error", "___ulock_wait", "___ulock_wake", "___stack_chk_fail", "___stack_chk_guard", "_abort",
-  "_calloc", "_malloc", "_realloc", "_free", "_memcpy", "_memmove", "_memset", "_memcmp", "_bzero",
-  "_strlen", "_strcmp", "_strncmp", "_strerror", "_snprintf", "_vsnprintf", "_getenv", "_floor",
-  "_clock_gettime", "_clock_gettime_nsec_np", "_mach_absolute_time", "_nanosleep", "_sched_yield", "_sysconf",
-  "_sysctlbyname", "_dlsym", "_dlopen", "_dlclose", "_dladdr", "__dyld_image_count", "__dyld_get_image_name",
-  "__dyld_get_image_header", "_strdup", "_pthread_once", "_pthread_mutex_init", "_pthread_mutex_lock",
-  "_pthread_mutex_unlock", "_pthread_mutex_destroy", "_pthread_cond_init", "_pthread_cond_wait",
-  "_pthread_cond_timedwait_relative_np", "_pthread_cond_signal", "_pthread_cond_broadcast",
-  "_pthread_cond_destroy", "dyld_stub_binder",
+  "___error",
+  "___ulock_wait",
+  "___ulock_wake",
+  "___stack_chk_fail",
+  "___stack_chk_guard",
+  "_abort",
+  "_calloc",
+  "_malloc",
+  "_realloc",
+  "_free",
+  "_memcpy",
+  "_memmove",
+  "_memset",
+  "_memcmp",
+  "_bzero",
+  "_strlen",
+  "_strcmp",
+  "_strncmp",
+  "_strerror",
+  "_snprintf",
+  "_vsnprintf",
+  "_getenv",
+  "_floor",
+  "_clock_gettime",
+  "_clock_gettime_nsec_np",
+  "_mach_absolute_time",
+  "_nanosleep",
+  "_sched_yield",
+  "_sysconf",
+  "_sysctlbyname",
+  "_dlsym",
+  "_dlopen",
+  "_dlclose",
+  "_dladdr",
+  "__dyld_image_count",
+  "__dyld_get_image_name",
+  "__dyld_get_image_header",
+  "_strdup",
+  "_pthread_once",
+  "_pthread_mutex_init",
+  "_pthread_mutex_lock",
+  "_pthread_mutex_unlock",
+  "_pthread_mutex_destroy",
+  "_pthread_cond_init",
+  "_pthread_cond_wait",
+  "_pthread_cond_timedwait_relative_np",
+  "_pthread_cond_signal",
+  "_pthread_cond_broadcast",
+  "_pthread_cond_destroy",
+  "dyld_stub_binder",
 ]);
 const LIBSYSTEM_PATH = "/usr/lib/libSystem.B.dylib";
 
@@ -323,28 +428,88 @@ const LIBSYSTEM_PATH = "/usr/lib/libSystem.B.dylib";
 const WINDOWS = {
   "node.exe": null, // NODE names only
   "kernel32.dll": new Set([
-    "GetLastError", "SetLastError", "GetSystemInfo", "QueryPerformanceCounter", "QueryPerformanceFrequency",
-    "Sleep", "SwitchToThread", "TlsAlloc", "TlsGetValue", "TlsSetValue", "TlsFree", "VirtualProtect", "VirtualQuery",
-    "IsDBCSLeadByteEx", "MultiByteToWideChar", "WideCharToMultiByte", "InitializeCriticalSection",
-    "EnterCriticalSection", "LeaveCriticalSection", "DeleteCriticalSection", "GetActiveProcessorCount",
-    "GetCurrentProcess", "GetCurrentThreadId", "GetProcessAffinityMask", "RtlCaptureContext",
-    "GetModuleFileNameA", "GetModuleFileNameW", "GetModuleHandleA", "GetModuleHandleW", "GetProcAddress",
+    "GetLastError",
+    "SetLastError",
+    "GetSystemInfo",
+    "QueryPerformanceCounter",
+    "QueryPerformanceFrequency",
+    "Sleep",
+    "SwitchToThread",
+    "TlsAlloc",
+    "TlsGetValue",
+    "TlsSetValue",
+    "TlsFree",
+    "VirtualProtect",
+    "VirtualQuery",
+    "IsDBCSLeadByteEx",
+    "MultiByteToWideChar",
+    "WideCharToMultiByte",
+    "InitializeCriticalSection",
+    "EnterCriticalSection",
+    "LeaveCriticalSection",
+    "DeleteCriticalSection",
+    "GetActiveProcessorCount",
+    "GetCurrentProcess",
+    "GetCurrentThreadId",
+    "GetProcessAffinityMask",
+    "RtlCaptureContext",
+    "GetModuleFileNameA",
+    "GetModuleFileNameW",
+    "GetModuleHandleA",
+    "GetModuleHandleW",
+    "GetProcAddress",
     "K32EnumProcessModules",
-    "RtlLookupFunctionEntry", "RtlVirtualUnwind", "UnhandledExceptionFilter", "SetUnhandledExceptionFilter",
+    "RtlLookupFunctionEntry",
+    "RtlVirtualUnwind",
+    "UnhandledExceptionFilter",
+    "SetUnhandledExceptionFilter",
   ]),
   // WaitOnAddress and its wakes (MSVC: Synchronization.lib); the linker also
   // takes the other synchronization functions of this API set from it.
   "api-ms-win-core-synch-l1-2-0.dll": new Set([
-    "WaitOnAddress", "WakeByAddressSingle", "WakeByAddressAll", "Sleep", "InitializeCriticalSection",
-    "EnterCriticalSection", "LeaveCriticalSection", "DeleteCriticalSection", "InitOnceExecuteOnce",
-    "AcquireSRWLockExclusive", "ReleaseSRWLockExclusive",
+    "WaitOnAddress",
+    "WakeByAddressSingle",
+    "WakeByAddressAll",
+    "Sleep",
+    "InitializeCriticalSection",
+    "EnterCriticalSection",
+    "LeaveCriticalSection",
+    "DeleteCriticalSection",
+    "InitOnceExecuteOnce",
+    "AcquireSRWLockExclusive",
+    "ReleaseSRWLockExclusive",
   ]),
   // MinGW-w64's C runtime DLL, present on every Windows.
   "msvcrt.dll": new Set([
-    "___lc_codepage_func", "___mb_cur_max_func", "__iob_func", "_amsg_exit", "_errno", "_initterm", "_lock",
-    "_unlock", "abort", "calloc", "malloc", "realloc", "free", "fputc", "fwrite", "localeconv", "strerror",
-    "strlen", "strncmp", "memcpy", "memmove", "memset", "vfprintf", "wcslen", "floor", "_vsnprintf", "getenv",
-    "_strdup", "strdup",
+    "___lc_codepage_func",
+    "___mb_cur_max_func",
+    "__iob_func",
+    "_amsg_exit",
+    "_errno",
+    "_initterm",
+    "_lock",
+    "_unlock",
+    "abort",
+    "calloc",
+    "malloc",
+    "realloc",
+    "free",
+    "fputc",
+    "fwrite",
+    "localeconv",
+    "strerror",
+    "strlen",
+    "strncmp",
+    "memcpy",
+    "memmove",
+    "memset",
+    "vfprintf",
+    "wcslen",
+    "floor",
+    "_vsnprintf",
+    "getenv",
+    "_strdup",
+    "strdup",
   ]),
 };
 
@@ -360,9 +525,18 @@ export function problems(target, info) {
   const prefix = info.format === "macho" ? "_" : "";
   const entry = `${prefix}napi_register_module_v1`;
   if (!info.exports.includes(entry)) out.push(`does not export ${entry}`);
-  const allowedExports = new Set([entry, `${prefix}node_api_module_get_api_version_v1`, `${prefix}wtp_addon_marker`, "_init", "_fini"]);
+  const allowedExports = new Set([
+    entry,
+    `${prefix}node_api_module_get_api_version_v1`,
+    `${prefix}wtp_addon_marker`,
+    "_init",
+    "_fini",
+  ]);
   const extra = info.exports.filter((e) => !allowedExports.has(e));
-  if (extra.length) out.push(`exports more than the module entry: ${extra.slice(0, 12).join(", ")}${extra.length > 12 ? ` (+${extra.length - 12})` : ""}`);
+  if (extra.length)
+    out.push(
+      `exports more than the module entry: ${extra.slice(0, 12).join(", ")}${extra.length > 12 ? ` (+${extra.length - 12})` : ""}`,
+    );
 
   const bad = [];
   if (info.format !== want) {
@@ -383,7 +557,8 @@ export function problems(target, info) {
     for (const lib of info.libraries) if (lib !== LIBSYSTEM_PATH) bad.push(`links ${lib}`);
     for (const imp of info.imports) {
       if (NODE.test(imp.name.slice(1))) {
-        if (imp.from !== "flat") bad.push(`${imp.name} binds to ${imp.from}, not to the loading process (-undefined dynamic_lookup)`);
+        if (imp.from !== "flat")
+          bad.push(`${imp.name} binds to ${imp.from}, not to the loading process (-undefined dynamic_lookup)`);
       } else if (!LIBSYSTEM.has(imp.name)) bad.push(`imports ${imp.name}`);
       else if (imp.from !== LIBSYSTEM_PATH) bad.push(`${imp.name} binds to ${imp.from}`);
     }
@@ -394,7 +569,8 @@ export function problems(target, info) {
     for (const imp of info.imports) {
       const dll = imp.from.toLowerCase();
       if (!(dll in WINDOWS)) bad.push(`imports ${imp.name} from ${imp.from}`);
-      else if (WINDOWS[dll] === null ? !NODE.test(imp.name) : !WINDOWS[dll].has(imp.name)) bad.push(`imports ${imp.name} from ${imp.from}`);
+      else if (WINDOWS[dll] === null ? !NODE.test(imp.name) : !WINDOWS[dll].has(imp.name))
+        bad.push(`imports ${imp.name} from ${imp.from}`);
     }
   }
   return [...out, ...new Set(bad)];

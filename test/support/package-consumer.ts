@@ -81,13 +81,8 @@ if (spawned.reason === null) {
   void [tid, slot];
 } else {
   const minusOne: -1 = spawned.tid;
-  const reason:
-    | "pool-exhausted"
-    | "worker-create-failed"
-    | "tid-exhausted"
-    | "dispatch-failed"
-    | "interrupted"
-    | "terminated" = spawned.reason;
+  const reason: "pool-exhausted" | "worker-create-failed" | "tid-exhausted" | "dispatch-failed" | "interrupted" | "terminated" =
+    spawned.reason;
   void [minusOne, reason];
 }
 
@@ -103,7 +98,15 @@ const state: 0 | 1 | 2 | 3 | 4 | 5 = wasiThreadPoolSlotState(pool, 0);
 const released: boolean = releaseWasiThreadPoolSlotIfRunning(pool, 0, last);
 
 const report: WasiThreadPoolReport = readWasiThreadPoolReport(pool);
-const counts: number[] = [report.spawned, report.waited, report.declined, report.slots, report.active, report.idle, report.workers];
+const counts: number[] = [
+  report.spawned,
+  report.waited,
+  report.declined,
+  report.slots,
+  report.active,
+  report.idle,
+  report.workers,
+];
 
 function serve(slot: number): void {
   serveWasiThreadPoolSlot(pool, slot, {
@@ -165,7 +168,14 @@ async function runHost(bytes: Uint8Array<ArrayBuffer>): Promise<WasiThreadSpawnR
   const byReason: number | undefined = spawnReport.declinedByReason["pool-exhausted"];
   const lastReason: WasiThreadSpawnDeclineReason | null = spawnReport.lastDeclineReason;
   const poolSize: number | null = spawnReport.poolSize;
-  const ledger: number[] = [spawnReport.armed, spawnReport.failedToArm, spawnReport.spawned, spawnReport.waited, spawnReport.declined, spawnReport.active];
+  const ledger: number[] = [
+    spawnReport.armed,
+    spawnReport.failedToArm,
+    spawnReport.spawned,
+    spawnReport.waited,
+    spawnReport.declined,
+    spawnReport.active,
+  ];
   void [byReason, lastReason, poolSize, ledger];
   await host.terminateAll();
   return spawnReport;
@@ -188,4 +198,23 @@ createWasiThreadSpawn({ wasmModule, memory, extraImports: [() => ({})] });
 // @ts-expect-error threadSpawn returns a number, not a promise
 const notAPromise: Promise<number> = ({} as WasiThreadHost).threadSpawn(0);
 
-void [protocol, idle, why, addonError, words, implementation, running, state, released, counts, serve, probeMs, workerUrl, base, resolved, threaded, runHost, notAPromise];
+void [
+  protocol,
+  idle,
+  why,
+  addonError,
+  words,
+  implementation,
+  running,
+  state,
+  released,
+  counts,
+  serve,
+  probeMs,
+  workerUrl,
+  base,
+  resolved,
+  threaded,
+  runHost,
+  notAPromise,
+];

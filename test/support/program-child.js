@@ -16,7 +16,13 @@ const preopens = process.env.WTP_PREOPENS ? JSON.parse(process.env.WTP_PREOPENS)
 // (the output ring); what they got is copied to fds 1 and 2 afterwards.
 const streams = process.env.WTP_STREAMS === "1";
 const collected = { 1: [], 2: [] };
-const collector = (fd) => new Writable({ write(chunk, _encoding, done) { collected[fd].push(chunk); done(); } });
+const collector = (fd) =>
+  new Writable({
+    write(chunk, _encoding, done) {
+      collected[fd].push(chunk);
+      done();
+    },
+  });
 const { exitCode } = await runWasiThreadsProgram(bytes, {
   implementation: process.env.WTP_IMPL,
   poolSize: 8,

@@ -40,10 +40,7 @@ export function prng(seed) {
   };
 }
 
-const HOSTILE_VALUES = [
-  -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1024, MAX_TID - 1, MAX_TID, MAX_TID + 1,
-  0x7fffffff, -0x80000000, -8,
-];
+const HOSTILE_VALUES = [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1024, MAX_TID - 1, MAX_TID, MAX_TID + 1, 0x7fffffff, -0x80000000, -8];
 
 // Options:
 //   hostile      corrupt header and slot words (never H_IMPL) and send
@@ -55,7 +52,8 @@ export function generateSequence(rand, { length = 40, hostile = true, negativeSl
   const capacity = rand.int(5); // 0..4
   const maxSlots = capacity;
   const ops = [];
-  const slot = () => (hostile && rand.chance(0.05) ? rand.pick([-1, maxSlots, maxSlots + 1, 1.5]) : rand.int(Math.max(1, maxSlots)));
+  const slot = () =>
+    hostile && rand.chance(0.05) ? rand.pick([-1, maxSlots, maxSlots + 1, 1.5]) : rand.int(Math.max(1, maxSlots));
   const decisions = () =>
     Array.from({ length: 4 }, () => ({
       fail: rand.chance(0.25),
@@ -68,8 +66,8 @@ export function generateSequence(rand, { length = 40, hostile = true, negativeSl
     else if (r < 0.18) ops.push({ op: "retire", slot: slot() });
     else if (r < 0.24) ops.push({ op: "read", slot: slot() });
     else if (r < 0.29) ops.push({ op: "release", slot: slot(), current: rand.chance(0.6), tid: rand.pick(HOSTILE_VALUES) });
-    else if (r < 0.40) ops.push({ op: "take", slot: slot() });
-    else if (r < 0.50) ops.push({ op: "finish", slot: slot() });
+    else if (r < 0.4) ops.push({ op: "take", slot: slot() });
+    else if (r < 0.5) ops.push({ op: "finish", slot: slot() });
     else if (r < 0.54) ops.push({ op: "report" });
     else if (r < 0.84)
       ops.push({
@@ -210,7 +208,9 @@ export function describeWords(words) {
   const parts = [head.map((v, i) => `${names[i]}=${v}`).join(" ")];
   for (let s = 0; HEADER_WORDS + SLOT_WORDS * s < words.length; s++) {
     const b = HEADER_WORDS + SLOT_WORDS * s;
-    parts.push(`slot${s}: state=${words[b + S_STATE]} tid=${words[b + S_TID]} arg=${words[b + 2]} flags=${words[b + S_FLAGS]} thread=${words[b + S_THREAD]}`);
+    parts.push(
+      `slot${s}: state=${words[b + S_STATE]} tid=${words[b + S_TID]} arg=${words[b + 2]} flags=${words[b + S_FLAGS]} thread=${words[b + S_THREAD]}`,
+    );
   }
   return parts.join("\n  ");
 }

@@ -20,7 +20,6 @@ function startWorker(workerData) {
   return startMessagingWorker(WORKER_URL, workerData);
 }
 
-
 function ints(length) {
   return new Int32Array(new SharedArrayBuffer(4 * length));
 }
@@ -60,22 +59,26 @@ export async function runSpawnSoak({
   const tripped = new Promise((_, reject) => {
     watchdog = setTimeout(() => {
       const counts = api.readWasiThreadPoolReport(pool);
-      reject(new Error(`spawn soak (${implementation}) watchdog: stuck ${stage} after ${watchdogMs} ms; report ${JSON.stringify(counts)}`));
+      reject(
+        new Error(
+          `spawn soak (${implementation}) watchdog: stuck ${stage} after ${watchdogMs} ms; report ${JSON.stringify(counts)}`,
+        ),
+      );
     }, watchdogMs);
   });
   tripped.catch(() => {});
   const guarded = (promise) => Promise.race([promise, tripped]);
 
   try {
-    const serving = Array.from({ length: servers }, (_, slot) =>
-      startWorker({ role: "serve", pool, slot, runs, args }));
+    const serving = Array.from({ length: servers }, (_, slot) => startWorker({ role: "serve", pool, slot, runs, args }));
     all.push(...serving);
     await guarded(Promise.all(serving.map((s) => s.message("ready"))));
 
     const per = Math.ceil(total / spawners);
     const counts = Array.from({ length: spawners }, (_, i) => Math.max(0, Math.min(per, total - i * per)));
     const spawning = counts.map((count, i) =>
-      startWorker({ role: "spawn", pool, count, argBase: 1 + i * per, expected, control }));
+      startWorker({ role: "spawn", pool, count, argBase: 1 + i * per, expected, control }),
+    );
     all.push(...spawning);
     await guarded(Promise.all(spawning.map((s) => s.message("ready"))));
 

@@ -12,7 +12,9 @@ import { Worker } from "node:worker_threads";
 const terminate = Worker.prototype.terminate;
 // lib/native-backend.js's hook is the function named terminateWorker.
 if (terminate.name === "terminateWorker") {
-  throw new Error("test/support/unhooked-terminate.js was imported after lib/native-backend.js had hooked Worker.prototype.terminate");
+  throw new Error(
+    "test/support/unhooked-terminate.js was imported after lib/native-backend.js had hooked Worker.prototype.terminate",
+  );
 }
 
 export function terminateWithoutHook(worker) {

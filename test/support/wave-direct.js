@@ -15,7 +15,11 @@ import { GUEST_MEMORY, environImports, readWaveResult, threadWaveEnv } from "./w
 
 // Control words: [0] next tid, [1] generation, [2] spawned, [3] declined;
 // then per worker: [4+2w] state, [5+2w] start argument.
-const IDLE = 0, CLAIMED = 1, ASSIGNED = 2, RUNNING = 3, EXIT = 4;
+const IDLE = 0,
+  CLAIMED = 1,
+  ASSIGNED = 2,
+  RUNNING = 3,
+  EXIT = 4;
 
 // Shared with the workers as source text (no extra file to serve).
 const spawnSource = `
@@ -94,10 +98,12 @@ export async function runWaveDirect({
       eval: true,
       workerData: { module, memory, ctl, index, workers, spawnWaitMs },
     });
-    threads.push(new Promise((resolve, reject) => {
-      worker.once("error", reject);
-      worker.once("exit", resolve);
-    }));
+    threads.push(
+      new Promise((resolve, reject) => {
+        worker.once("error", reject);
+        worker.once("exit", resolve);
+      }),
+    );
   }
   try {
     if (beforeRun) beforeRun(memory, ctl);

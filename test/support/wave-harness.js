@@ -21,13 +21,7 @@
 import v8 from "node:v8";
 
 import { createWasiThreadSpawn } from "../../lib/host.js";
-import {
-  GUEST_MEMORY,
-  environImports,
-  readWaveGuest,
-  readWaveResult,
-  threadWaveEnv,
-} from "./wave-guest.js";
+import { GUEST_MEMORY, environImports, readWaveGuest, readWaveResult, threadWaveEnv } from "./wave-guest.js";
 
 export {
   EXPECTED_14K_OUTPUT_HEX,

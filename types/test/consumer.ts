@@ -98,7 +98,16 @@ async function main(wasmModule: WebAssembly.Module, memory: WebAssembly.Memory):
   const idle: number | undefined = report.idle;
   const poolSize: number | null = report.poolSize;
   await threads.terminateAll();
-  void [tid, reason, byReason, idle, poolSize, threads.activeThreadCount(), threads.spawnCount(), threads.distinctOsThreadCount()];
+  void [
+    tid,
+    reason,
+    byReason,
+    idle,
+    poolSize,
+    threads.activeThreadCount(),
+    threads.spawnCount(),
+    threads.distinctOsThreadCount(),
+  ];
 
   // @ts-expect-error a function cannot cross into a worker thread
   await createWasiThreadSpawn({ wasmModule, memory, extraImports: [() => ({})] });
@@ -128,7 +137,24 @@ const wait2: 250 = host.DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
 const threaded: boolean = host.isWasiThreadsModule(new WebAssembly.Module(new Uint8Array(8)));
 new WasiThreadWorkerUnreachableError("x", new Error("y"));
 
-void [wait, retired, state, running, released, workers, impl, nativeError, of, resolved, main, anchor, base, probe, wait2, threaded];
+void [
+  wait,
+  retired,
+  state,
+  running,
+  released,
+  workers,
+  impl,
+  nativeError,
+  of,
+  resolved,
+  main,
+  anchor,
+  base,
+  probe,
+  wait2,
+  threaded,
+];
 
 function instancePolicy(wasmModule: WebAssembly.Module, memory: WebAssembly.Memory): void {
   const rt = runtime.createWasiThreadWorkerRuntime({ wasmModule, memory, freshInstances: false });

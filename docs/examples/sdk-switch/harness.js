@@ -6,11 +6,7 @@
 // alias is the whole switch-over: this file does not change.
 
 import { createWasiThreadSpawn, isWasiThreadsModule } from "#sdk/host/wasiThreadHost.js";
-import {
-  DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
-  readWasiThreadPoolReport,
-  WASI_THREAD_POOL_SLOT,
-} from "#sdk/host/wasiThreadPool.js";
+import { DEFAULT_WASI_THREAD_SPAWN_WAIT_MS, readWasiThreadPoolReport, WASI_THREAD_POOL_SLOT } from "#sdk/host/wasiThreadPool.js";
 
 export { DEFAULT_WASI_THREAD_SPAWN_WAIT_MS, readWasiThreadPoolReport, WASI_THREAD_POOL_SLOT };
 
