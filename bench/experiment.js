@@ -10,13 +10,14 @@
 //
 // Writes bench/results/experiments-<scenarios>.json and prints a table of medians.
 
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
 import { summarize } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
+import { ccAddon } from "./lib/cc-addon.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoDir = resolve(benchDir, "..");
@@ -218,29 +219,7 @@ function build(name) {
     }
     srcDir = copy;
   }
-  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) =>
-    join(srcDir, f),
-  );
-  const inc = resolve(dirname(process.execPath), "..", "include", "node");
-  execFileSync(
-    process.env.CC || "cc",
-    [
-      "-shared",
-      "-fPIC",
-      "-pthread",
-      "-std=gnu11",
-      "-O2",
-      "-fvisibility=hidden",
-      "-DNAPI_VERSION=8",
-      ...definesOf(name),
-      `-I${inc}`,
-      "-o",
-      out,
-      ...sources,
-    ],
-    { stdio: "pipe" },
-  );
-  return out;
+  return ccAddon({ srcDir, out, defines: definesOf(name) });
 }
 
 function run(script, params, addon) {

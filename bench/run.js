@@ -34,6 +34,7 @@ import { buildPlan } from "./lib/plan.js";
 import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
 import { compareAddonWithSources } from "./lib/addon-source.js";
+import { ccAddon } from "./lib/cc-addon.js";
 import { evaluateTargets, formatTable, renderReadmeHeadline, rewriteReadme, writeReport } from "./lib/report.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -96,28 +97,8 @@ const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps"))
 if (opt("fresh-addon")) {
   const exe = join(repoDir, ".tmp", "bench", "fresh-addon.node");
   mkdirSync(dirname(exe), { recursive: true });
-  const sources = ["binding.c", "addon_copy.c", "wtp_pool.c", "wtp_park.c", "wtp_interrupt.c", "wait_linux.c"].map((f) =>
-    join(repoDir, "src", f),
-  );
-  const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");
   try {
-    execFileSync(
-      process.env.CC || "cc",
-      [
-        "-shared",
-        "-fPIC",
-        "-pthread",
-        "-std=gnu11",
-        "-O2",
-        "-fvisibility=hidden",
-        "-DNAPI_VERSION=8",
-        `-I${nodeInclude}`,
-        "-o",
-        exe,
-        ...sources,
-      ],
-      { stdio: "pipe" },
-    );
+    ccAddon({ out: exe });
   } catch (error) {
     console.error(`bench: --fresh-addon: cc failed: ${String(error.stderr ?? error.message).trim()}`);
     process.exit(2);

@@ -61,7 +61,7 @@ const NAME = "wasi-thread-pool";
 
 // The OS-independent sources: binding.gyp's target "sources" (the wait file
 // of each OS comes from its conditions there, and from `wait` below).
-function coreSources(srcDir) {
+export function coreSources(srcDir) {
   const gyp = JSON.parse(readFileSync(join(srcDir, "binding.gyp"), "utf8"));
   return gyp.targets[0].sources;
 }
