@@ -13,12 +13,14 @@
 #   libc6-dev-arm64-cross     the cross libc) the arm64 sysroot qemu runs the
 #                             arm64 Node in (scripts/qemu-arm64.sh)
 #   musl-tools                the C tests on musl (scripts/musl-c.sh)
-# Then the arm64 Node for scripts/qemu-arm64.sh (npm registry), so that the
+#   wine64                    win32-x64 under Wine (scripts/wine-win64.sh)
+# Then the arm64 Node for scripts/qemu-arm64.sh and the Windows Node (and a
+# Wine prefix) for scripts/wine-win64.sh, from the npm registry, so that the
 # tests themselves download nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
-  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools)
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools wine64)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -30,3 +32,4 @@ fi
 
 # Not fatal here: test/prebuilds.test.js says what is missing (and fails in CI).
 bash "$(dirname "$0")/qemu-arm64.sh" --setup || echo "setup-debian: the arm64 emulation setup failed (see above)" >&2
+bash "$(dirname "$0")/wine-win64.sh" --setup || echo "setup-debian: the Wine setup failed (see above)" >&2

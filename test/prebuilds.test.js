@@ -11,10 +11,11 @@
 // - the loader, with no prebuild for this platform or a matching one that
 //   does not load, says which platform, which prebuilds, and why, then runs
 //   the JS twin;
-// - the C core on musl (scripts/musl-c.sh), and linux-arm64 under qemu-user
+// - the C core on musl (scripts/musl-c.sh), linux-arm64 under qemu-user
 //   (scripts/qemu-arm64.sh: C tests and the addon's suites on an arm64
-//   Node). Skipped when their setup is missing (scripts/setup-debian.sh
-//   does it), except in CI.
+//   Node), and win32-x64 under Wine (scripts/wine-win64.sh: the addon's
+//   suites and the packed tarball on the official node.exe). Skipped when
+//   their setup is missing (scripts/setup-debian.sh does it), except in CI.
 
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -324,5 +325,15 @@ describe("linux-arm64 under qemu-user (scripts/qemu-arm64.sh)", () => {
     if (out === null) return;
     assert.match(out, /addon: arm64 .*prebuilds\/linux-arm64\/wasi-thread-pool\.glibc\.node/);
     assert.match(out, /qemu-arm64: 15 passed, 0 failed/);
+  });
+});
+
+describe("win32-x64 under Wine (scripts/wine-win64.sh)", () => {
+  it("the addon's suites and the packed tarball pass on node.exe with the win32-x64 prebuild", { timeout: 1_500_000 }, (t) => {
+    const out = runScript(t, "wine-win64.sh", { timeout: 1_440_000 });
+    if (out === null) return;
+    assert.match(out, /addon: win32 x64 .*\\prebuilds\\win32-x64\\wasi-thread-pool\.node/);
+    assert.match(out, /^ok package load from the packed tarball: /m);
+    assert.match(out, /wine-win64: (\d+) passed, 0 failed/);
   });
 });
