@@ -735,6 +735,24 @@ uint32_t wtp_pool_close(const wtp_pool_t* pool) {
   return done;
 }
 
+/* The spawner's tid for the thread it is about to publish in the CLAIMED
+ * slot s: 1 with *tid set, or 0 when there is none to give (H_NEXT_TID
+ * exhausted), the slot then given back. */
+static int take_tid(const wtp_pool_t* pool, uint32_t s, int32_t* tid) {
+  _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
+  *tid = next_tid(pool);
+  if (*tid <= 0 || *tid > WTP_MAX_TID) {
+    /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
+     * retired meanwhile stays RETIRED (refinement (a)). */
+    int32_t expected = WTP_CLAIMED;
+    atomic_compare_exchange_strong_explicit(
+        state, &expected, WTP_IDLE, memory_order_seq_cst, memory_order_relaxed);
+    bump(pool);
+    return 0;
+  }
+  return 1;
+}
+
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
@@ -762,16 +780,9 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
     _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
 
     if (!have_tid) {
-      tid = next_tid(pool);
+      int tid_taken = take_tid(pool, s, &tid);
       have_tid = 1;
-      if (tid <= 0 || tid > WTP_MAX_TID) {
-        /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
-         * retired meanwhile stays RETIRED (refinement (a)). */
-        int32_t expected = WTP_CLAIMED;
-        atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
-                                                memory_order_seq_cst,
-                                                memory_order_relaxed);
-        bump(pool);
+      if (!tid_taken) {
         res.reason = WTP_REASON_TID_EXHAUSTED;
         return res;
       }
