@@ -753,6 +753,43 @@ static int take_tid(const wtp_pool_t* pool, uint32_t s, int32_t* tid) {
   return 1;
 }
 
+/* Publishes the thread in the CLAIMED slot s: its tid and argument, then
+ * CLAIMED -> ASSIGNED. 1 on success; 0 when the slot was retired (or
+ * overwritten) while claimed, the slot's last tid then put back. */
+static int publish(const wtp_pool_t* pool, uint32_t s, int32_t tid,
+                   int32_t start_arg) {
+  _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
+  /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
+   * relaxed stores, published by the release CAS below. */
+  int32_t old_tid =
+      atomic_load_explicit(slot_word(pool, s, WTP_S_TID), memory_order_relaxed);
+  atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid,
+                        memory_order_relaxed);
+  atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
+                        memory_order_relaxed);
+  int32_t expected = WTP_CLAIMED;
+  /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
+   * takes it out of ASSIGNED/RUNNING (see running_left) never comes
+   * first. */
+  wtp__park_note_running(1);
+  /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take_assignment(),
+   * and K1 for the worker parked on the slot word. */
+  if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
+                                               memory_order_seq_cst,
+                                               memory_order_relaxed)) {
+    wtp__park_note_running(-1);
+    /* Refinement (a): retired (or overwritten) while claimed. Put the
+     * previous last-tid back if our store is still there, keep the tid,
+     * and claim again against the same deadline. */
+    int32_t mine = tid;
+    atomic_compare_exchange_strong_explicit(
+        slot_word(pool, s, WTP_S_TID), &mine, old_tid, memory_order_relaxed,
+        memory_order_relaxed);
+    return 0;
+  }
+  return 1;
+}
+
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
@@ -777,7 +814,6 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
       return res;
     }
     uint32_t s = (uint32_t)slot;
-    _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
 
     if (!have_tid) {
       int tid_taken = take_tid(pool, s, &tid);
@@ -788,34 +824,7 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
       }
     }
 
-    /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
-     * relaxed stores, published by the release CAS below. */
-    int32_t old_tid = atomic_load_explicit(slot_word(pool, s, WTP_S_TID),
-                                           memory_order_relaxed);
-    atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid,
-                          memory_order_relaxed);
-    atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
-                          memory_order_relaxed);
-    int32_t expected = WTP_CLAIMED;
-    /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
-     * takes it out of ASSIGNED/RUNNING (see running_left) never comes
-     * first. */
-    wtp__park_note_running(1);
-    /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take_assignment(),
-     * and K1 for the worker parked on the slot word. */
-    if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
-                                                 memory_order_seq_cst,
-                                                 memory_order_relaxed)) {
-      wtp__park_note_running(-1);
-      /* Refinement (a): retired (or overwritten) while claimed. Put the
-       * previous last-tid back if our store is still there, keep the tid,
-       * and claim again against the same deadline. */
-      int32_t mine = tid;
-      atomic_compare_exchange_strong_explicit(
-          slot_word(pool, s, WTP_S_TID), &mine, old_tid, memory_order_relaxed,
-          memory_order_relaxed);
-      continue;
-    }
+    if (!publish(pool, s, tid, start_arg)) continue;
 
     if (dispatch) {
       /* Only an owner gets here (claim_slot re-checks for non-owners). The
