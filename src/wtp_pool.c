@@ -790,6 +790,33 @@ static int publish(const wtp_pool_t* pool, uint32_t s, int32_t tid,
   return 1;
 }
 
+/* Hands the ASSIGNED slot s's thread to whoever runs it (its server, woken,
+ * or the owner's dispatch callback), then counts the spawn (and its wait).
+ * WTP_REASON_NONE, or WTP_REASON_DISPATCH_FAILED with the slot released. */
+static wtp_reason_t dispatch_thread(wtp_spawner_t* sp, uint32_t s, int32_t tid,
+                                    int32_t start_arg, int dispatch,
+                                    int waited) {
+  const wtp_pool_t* pool = &sp->pool;
+  if (dispatch) {
+    /* Only an owner gets here (claim_slot re-checks for non-owners). The
+     * flag is the value read at the claim, not re-read here. */
+    if (sp->dispatch == NULL || sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
+      int released;
+      wtp_slot_release_if_running(pool, s, tid, &released);
+      return WTP_REASON_DISPATCH_FAILED;
+    }
+  } else {
+    /* Wake its server: one server per slot, wake one. */
+    wtp__unpark_one(slot_word_ptr(pool, s, WTP_S_STATE));
+  }
+  increment_statistic(pool, WTP_H_SPAWNED);
+  if (waited) increment_statistic(pool, WTP_H_WAITED);
+  return WTP_REASON_NONE;
+}
+
+/* A spawn in three steps: claim a slot (claim), publish the thread in it
+ * (take_tid, publish; a slot retired meanwhile is claimed again) and
+ * dispatch it (dispatch_thread). */
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
@@ -826,22 +853,8 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
 
     if (!publish(pool, s, tid, start_arg)) continue;
 
-    if (dispatch) {
-      /* Only an owner gets here (claim_slot re-checks for non-owners). The
-       * flag is the value read at the claim, not re-read here. */
-      if (sp->dispatch == NULL ||
-          sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
-        int released;
-        wtp_slot_release_if_running(pool, s, tid, &released);
-        res.reason = WTP_REASON_DISPATCH_FAILED;
-        return res;
-      }
-    } else {
-      /* Wake its server: one server per slot, wake one. */
-      wtp__unpark_one(slot_word_ptr(pool, s, WTP_S_STATE));
-    }
-    increment_statistic(pool, WTP_H_SPAWNED);
-    if (cs.waited) increment_statistic(pool, WTP_H_WAITED);
+    res.reason = dispatch_thread(sp, s, tid, start_arg, dispatch, cs.waited);
+    if (res.reason != WTP_REASON_NONE) return res;
     res.tid = tid;
     res.slot = slot;
     return res;
