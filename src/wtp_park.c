@@ -332,24 +332,24 @@ static uint64_t slice_end(uint64_t now, uint64_t deadline_ns) {
   return until;
 }
 
-int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
-              wtp_interrupted_cb interrupted, void* ctx) {
-  _Atomic int32_t* word = as_atomic(addr);
-
-  /* A waiter whose stop is already visible neither spins nor sleeps (a
-   * stopped caller that re-parks after the stopper's word change would
-   * otherwise spin out its limit first). Relaxed word read: it only decides
-   * whether to ask; W2 and W2' below are the checks that order. */
-  if (stop_visible(word, expected, interrupted, ctx))
-    return WTP_PARK_INTERRUPTED;
-
-  if (spin(word, expected)) return WTP_PARK_CHANGED;
-
-  bucket_t* b = bucket_of(addr);
-  /* W1 (see the top of the file). */
+/* W1 (see the top of the file): this waiter is about to sleep on a word of
+ * bucket b. */
+static void announce(bucket_t* b) {
   atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);
   atomic_fetch_add_explicit(&parked_total, 1, memory_order_relaxed);
+}
 
+/* W4: relaxed, see the top of the file. */
+static void withdraw(bucket_t* b) {
+  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);
+}
+
+/* The announced waiter's sleep, slice by slice, until *word changes, the
+ * deadline passes or the waiter is stopped: a WTP_PARK_* result. */
+static int sleep_slices(int32_t* addr, _Atomic int32_t* word, int32_t expected,
+                        uint64_t deadline_ns, wtp_interrupted_cb interrupted,
+                        void* ctx) {
   int result;
   int first = 1;
   for (;;) {
@@ -394,9 +394,30 @@ int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       break;
     }
   }
-  /* W4: relaxed, see the top of the file. */
-  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
-  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);
+  return result;
+}
+
+/* A park in steps: the stop check (stop_visible), the spin (spin), the
+ * announcement (announce, W1), the sleep in slices with its change,
+ * deadline and stop checks (sleep_slices), the withdrawal (withdraw, W4). */
+int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+              wtp_interrupted_cb interrupted, void* ctx) {
+  _Atomic int32_t* word = as_atomic(addr);
+
+  /* A waiter whose stop is already visible neither spins nor sleeps (a
+   * stopped caller that re-parks after the stopper's word change would
+   * otherwise spin out its limit first). Relaxed word read: it only decides
+   * whether to ask; W2 and W2' (sleep_slices) are the checks that order. */
+  if (stop_visible(word, expected, interrupted, ctx))
+    return WTP_PARK_INTERRUPTED;
+
+  if (spin(word, expected)) return WTP_PARK_CHANGED;
+
+  bucket_t* b = bucket_of(addr);
+  announce(b);
+  int result =
+      sleep_slices(addr, word, expected, deadline_ns, interrupted, ctx);
+  withdraw(b);
   return result;
 }
 
