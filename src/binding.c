@@ -73,17 +73,18 @@
 /* ## Errors
  *
  * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and
- * returns NULL from the calling function (a JS exception is then pending).
- * A call that failed because JavaScript already threw leaves that exception
- * in place. */
-#define WTP_NAPI_CALL(env, call)                     \
+ * returns NULL from the calling function (a JS exception is then pending);
+ * WTP_NAPI_CALL_OR returns `failed` instead. A call that failed because
+ * JavaScript already threw leaves that exception in place. */
+#define WTP_NAPI_CALL_OR(env, call, failed)          \
   do {                                               \
     napi_status wtp_status_ = (call);                \
     if (wtp_status_ != napi_ok) {                    \
       throw_napi_failure((env), #call, wtp_status_); \
-      return NULL;                                   \
+      return (failed);                               \
     }                                                \
   } while (0)
+#define WTP_NAPI_CALL(env, call) WTP_NAPI_CALL_OR(env, call, NULL)
 
 static void throw_napi_failure(napi_env env, const char* call,
                                napi_status status) {
@@ -681,16 +682,6 @@ static bool spawner_arg_error(napi_env env, const spawner_arg_t* arg,
   return false;
 }
 
-/* As WTP_NAPI_CALL, in a function that returns false on failure. */
-#define SPAWNER_NAPI_CALL(env, call)                 \
-  do {                                               \
-    napi_status wtp_status_ = (call);                \
-    if (wtp_status_ != napi_ok) {                    \
-      throw_napi_failure((env), #call, wtp_status_); \
-      return false;                                  \
-    }                                                \
-  } while (0)
-
 /* The control argument: the handle's own typed array; its buffer is kept
  * in args->control_buffer for the spawner's reference. */
 static bool read_spawner_control(napi_env env, const pool_handle_t* h,
@@ -704,27 +695,24 @@ static bool read_spawner_control(napi_env env, const pool_handle_t* h,
   return true;
 }
 
+/* Throws "<name> <what>" as a TypeError unless v is of type want. */
+static bool check_spawner_type(napi_env env, const spawner_arg_t* arg,
+                               napi_value v, napi_valuetype want,
+                               const char* what) {
+  napi_valuetype type;
+  WTP_NAPI_CALL_OR(env, napi_typeof(env, v, &type), false);
+  return type == want || spawner_arg_error(env, arg, what, false);
+}
+
 static bool read_spawner_milliseconds(napi_env env, const spawner_arg_t* arg,
                                       napi_value v, double* ms) {
-  napi_valuetype type;
-  SPAWNER_NAPI_CALL(env, napi_typeof(env, v, &type));
-  if (type != napi_number)
-    return spawner_arg_error(env, arg, "must be a number", false);
-  SPAWNER_NAPI_CALL(env, napi_get_value_double(env, v, ms));
+  if (!check_spawner_type(env, arg, v, napi_number, "must be a number"))
+    return false;
+  WTP_NAPI_CALL_OR(env, napi_get_value_double(env, v, ms), false);
   if (!(*ms >= 0) || isinf(*ms))
     return spawner_arg_error(
         env, arg, "must be a finite, non-negative number of milliseconds.",
         true);
-  return true;
-}
-
-static bool read_spawner_boolean(napi_env env, const spawner_arg_t* arg,
-                                 napi_value v, bool* out) {
-  napi_valuetype type;
-  SPAWNER_NAPI_CALL(env, napi_typeof(env, v, &type));
-  if (type != napi_boolean)
-    return spawner_arg_error(env, arg, "must be a boolean", false);
-  SPAWNER_NAPI_CALL(env, napi_get_value_bool(env, v, out));
   return true;
 }
 
@@ -735,20 +723,22 @@ static bool read_spawner_out(napi_env env, const spawner_arg_t* arg,
                              napi_value v, int32_t** out,
                              spawner_args_t* args) {
   bool is_typedarray = false;
-  SPAWNER_NAPI_CALL(env, napi_is_typedarray(env, v, &is_typedarray));
+  WTP_NAPI_CALL_OR(env, napi_is_typedarray(env, v, &is_typedarray), false);
   napi_typedarray_type out_type = napi_int8_array;
   size_t out_length = 0;
   void* out_data = NULL;
   napi_value out_buffer = NULL;
   if (is_typedarray)
-    SPAWNER_NAPI_CALL(
-        env, napi_get_typedarray_info(env, v, &out_type, &out_length, &out_data,
-                                      &out_buffer, NULL));
+    WTP_NAPI_CALL_OR(env,
+                     napi_get_typedarray_info(env, v, &out_type, &out_length,
+                                              &out_data, &out_buffer, NULL),
+                     false);
   if (out_type != napi_int32_array || out_length < 1 || out_data == NULL)
     return spawner_arg_error(env, arg, "must be an Int32Array of one element",
                              false);
   bool out_plain = true;
-  SPAWNER_NAPI_CALL(env, napi_is_arraybuffer(env, out_buffer, &out_plain));
+  WTP_NAPI_CALL_OR(env, napi_is_arraybuffer(env, out_buffer, &out_plain),
+                   false);
   if (out_plain)
     return spawner_arg_error(
         env, arg, "must be an Int32Array over a SharedArrayBuffer", false);
@@ -772,7 +762,10 @@ static bool read_spawner_arg(napi_env env, const pool_handle_t* h,
     case SPAWNER_ARG_MILLISECONDS:
       return read_spawner_milliseconds(env, arg, v, (double*)place);
     case SPAWNER_ARG_BOOLEAN:
-      return read_spawner_boolean(env, arg, v, (bool*)place);
+      if (!check_spawner_type(env, arg, v, napi_boolean, "must be a boolean"))
+        return false;
+      WTP_NAPI_CALL_OR(env, napi_get_value_bool(env, v, (bool*)place), false);
+      return true;
     case SPAWNER_ARG_OPTIONAL_FUNCTION:
       *(bool*)place = !is_nullish(env, v);
       if (*(bool*)place && !is_function(env, v))
