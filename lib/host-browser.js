@@ -5,20 +5,9 @@
 // lib/host.js validates and normalises the options, then calls
 // createBrowserHost. Browser-safe: no node: module, no addon.
 
-import {
-  WASI_THREAD_POOL_SLOT,
-  armWasiThreadPoolSlot,
-  createWasiThreadPool,
-  createWasiThreadPoolSpawn,
-  openWasiThreadPoolSlots,
-  readWasiThreadPoolReport,
-  releaseWasiThreadPoolSlotIfRunning,
-  retireWasiThreadPoolSlot,
-  terminateWasiThreadPool,
-  wasiThreadPoolRunningTid,
-  wasiThreadPoolSlotState,
-} from "./pool-api.js";
-import { WASI_THREAD_POOL_PROTOCOL } from "./layout.js";
+import { createWasiThreadPool } from "./pool-api.js";
+import { bindWasiThreadPool } from "./pool-internal.js";
+import { WASI_THREAD_POOL_PROTOCOL, WASI_THREAD_POOL_SLOT } from "./layout.js";
 import { createSpawnLedger, reportGuestError } from "./host-ledger.js";
 import { DECLINE } from "./reasons.js";
 import { WasiThreadWorkerUnreachableError, resolveBrowserWorkerUrl } from "./worker-url.js";
@@ -105,6 +94,8 @@ export async function createBrowserHost(opts) {
   const poolSize = browserPoolSize(opts, armed);
 
   let pool = null;
+  // The pool's operations, checked once (lib/pool-internal.js).
+  let poolOps = null;
   let poolDisabled = true;
   let disabledReason = armed ? null : DECLINE.THREADS_UNAVAILABLE;
   let slotWorkers = []; // worker i serves slot i
@@ -115,7 +106,7 @@ export async function createBrowserHost(opts) {
     poolSize,
     onSpawnDeclined: opts.onSpawnDeclined,
     getPool: () => pool,
-    readReport: readWasiThreadPoolReport,
+    readReport: () => poolOps.report(),
   });
 
   const slotOf = (worker) => slotWorkers.indexOf(worker);
@@ -128,7 +119,7 @@ export async function createBrowserHost(opts) {
   function dropWorker(worker) {
     const index = poolWorkers.indexOf(worker);
     if (index < 0) return false;
-    retireWasiThreadPoolSlot(pool, slotOf(worker));
+    poolOps.retire(slotOf(worker));
     poolWorkers.splice(index, 1);
     // Such a worker may still be alive; it no longer owns a slot, so nothing
     // would ever end it.
@@ -140,7 +131,7 @@ export async function createBrowserHost(opts) {
   function onWorkerMessage(worker, msg) {
     if (msg?.t === "exit") {
       const slot = slotOf(worker);
-      if (pool && slot >= 0) releaseWasiThreadPoolSlotIfRunning(pool, slot, msg.tid);
+      if (pool && slot >= 0) poolOps.release(slot, msg.tid);
     } else if (msg?.t === "error") {
       // A pool worker (protocol 2) that reports a trap has left its serve
       // loop for good: its slot is retired (by the worker, and here too, for
@@ -157,7 +148,7 @@ export async function createBrowserHost(opts) {
   // SDK passes it (its .message, .error, .filename ... are the caller's).
   function onWorkerError(worker, event) {
     if (!poolWorkers.includes(worker)) return;
-    const tid = wasiThreadPoolRunningTid(pool, slotOf(worker));
+    const tid = poolOps.runningTid(slotOf(worker));
     dropWorker(worker);
     reportGuestError(opts.onGuestError, opts.instanceId, tid, event);
   }
@@ -172,7 +163,8 @@ export async function createBrowserHost(opts) {
       spawnWaitMs: opts.spawnWaitMs,
       implementation: "js",
     });
-    openWasiThreadPoolSlots(pool, slotWorkers.length);
+    poolOps = bindWasiThreadPool(pool);
+    poolOps.openSlots(slotWorkers.length);
 
     const result = await probeWorkers(opts, pool, slotWorkers, explicit, {
       onMessage: onWorkerMessage,
@@ -181,7 +173,7 @@ export async function createBrowserHost(opts) {
 
     if (result.unreachable) {
       slotWorkers.forEach((worker, slot) => {
-        retireWasiThreadPoolSlot(pool, slot);
+        poolOps.retire(slot);
         terminateQuietly(worker);
       });
       throw new WasiThreadWorkerUnreachableError(workerUrl, result.error);
@@ -192,24 +184,22 @@ export async function createBrowserHost(opts) {
       slotWorkers.forEach((worker, slot) => {
         if (keep.has(worker)) {
           poolWorkers.push(worker);
-          armWasiThreadPoolSlot(pool, slot, {
-            messageDispatch: result.protocols.get(worker) !== WASI_THREAD_POOL_PROTOCOL,
-          });
+          poolOps.arm(slot, result.protocols.get(worker) !== WASI_THREAD_POOL_PROTOCOL);
         } else {
-          retireWasiThreadPoolSlot(pool, slot);
+          poolOps.retire(slot);
           terminateQuietly(worker);
         }
       });
       ledger.armed = keep.size;
       ledger.failedToArm = slotWorkers.length - keep.size;
       poolDisabled = false;
-      spawn = createWasiThreadPoolSpawn(pool, {
+      spawn = poolOps.createSpawn({
         owner: true,
         dispatchMessage: (slot, tid, startArg) => slotWorkers[slot].postMessage({ t: "run", tid, startArg }),
       });
     } else {
       slotWorkers.forEach((worker, slot) => {
-        retireWasiThreadPoolSlot(pool, slot);
+        poolOps.retire(slot);
         terminateQuietly(worker);
       });
       ledger.failedToArm = slotWorkers.length;
@@ -217,7 +207,7 @@ export async function createBrowserHost(opts) {
     }
   }
 
-  const counts = () => (pool ? readWasiThreadPoolReport(pool) : null);
+  const counts = () => (pool ? poolOps.report() : null);
 
   return {
     threadSpawn(startArg) {
@@ -227,7 +217,7 @@ export async function createBrowserHost(opts) {
     },
     activeThreadCount: () => counts()?.active ?? 0,
     spawnCount: () => counts()?.spawned ?? 0,
-    distinctOsThreadCount: () => poolWorkers.filter((worker) => wasiThreadPoolSlotState(pool, slotOf(worker)) !== RETIRED).length,
+    distinctOsThreadCount: () => poolWorkers.filter((worker) => poolOps.slotState(slotOf(worker)) !== RETIRED).length,
     spawnReport() {
       const pooled = counts();
       return {
@@ -241,7 +231,7 @@ export async function createBrowserHost(opts) {
       disabledReason = DECLINE.TERMINATED;
       // Closing retires every slot and makes every later spawn, guest threads'
       // on the workers included, decline "terminated" (lib/pool-js.js).
-      if (pool) terminateWasiThreadPool(pool);
+      if (pool) poolOps.terminate();
       poolWorkers.forEach(terminateQuietly);
       poolWorkers = [];
     },

@@ -19,17 +19,9 @@
 import { Worker } from "node:worker_threads";
 import { createSpawnLedger, reportGuestError } from "./host-ledger.js";
 import { noteGuestModule } from "./liftoff.js";
-import {
-  WASI_THREAD_POOL_SLOT,
-  createWasiThreadPool,
-  createWasiThreadPoolSpawn,
-  readWasiThreadPoolReport,
-  retireWasiThreadPoolSlot,
-  terminateWasiThreadPool,
-  wasiThreadPoolLastTid,
-  wasiThreadPoolRunningTid,
-  wasiThreadPoolSlotState,
-} from "./pool.js";
+import { WASI_THREAD_POOL_SLOT } from "./layout.js";
+import { createWasiThreadPool } from "./pool.js";
+import { bindWasiThreadPool } from "./pool-internal.js";
 import { DECLINE } from "./reasons.js";
 
 export const NODE_POOL_CAPACITY = 1024;
@@ -59,7 +51,10 @@ export function workerExecArgv(parentExecArgv = process.execArgv) {
   return kept;
 }
 
-export async function createNodeWasiThreadHost(options) {
+// What one Node host keeps: the pool and its operations (checked once,
+// lib/pool-internal.js), the ledger, what every worker it starts is given,
+// and the workers and threads that keep the process alive.
+function createHostState(options) {
   const {
     wasmModule,
     memory,
@@ -76,21 +71,17 @@ export async function createNodeWasiThreadHost(options) {
     freshInstances = false,
   } = options;
 
-  // On Node 20 a guest compiled with Liftoff can lose a local across an
-  // atomic wait: warn once if this module was compiled unprotected (the
-  // host sets no V8 flag itself; compileWasiThreadGuest does).
-  noteGuestModule(wasmModule);
-
   const pool = createWasiThreadPool({
     capacity: poolSize ?? NODE_POOL_CAPACITY,
     spawnWaitMs,
     implementation,
   });
+  const poolOps = bindWasiThreadPool(pool);
   const ledger = createSpawnLedger({
     poolSize: poolSize ?? null,
     onSpawnDeclined,
     getPool: () => pool,
-    readReport: readWasiThreadPoolReport,
+    readReport: poolOps.report,
   });
 
   const execArgv = workerExecArgv(process.execArgv);
@@ -106,128 +97,148 @@ export async function createNodeWasiThreadHost(options) {
     freshInstances: freshInstances === true,
   };
 
-  const workers = new Map(); // slot -> Worker, the ones this thread started
-  // slot -> tid: threads this thread spawned onto workers started by guest
-  // threads. Those Worker objects belong to other threads and cannot be
-  // ref'd from here, so the settle timer itself is ref'd while one runs.
-  const foreign = new Map();
-  let settleTimer = null;
-  let terminated = false;
+  return {
+    poolOps,
+    ledger,
+    execArgv,
+    workerData,
+    instanceId,
+    onGuestError,
+    workers: new Map(), // slot -> Worker, the ones this thread started
+    // slot -> tid: threads this thread spawned onto workers started by guest
+    // threads. Those Worker objects belong to other threads and cannot be
+    // ref'd from here, so the settle timer itself is ref'd while one runs.
+    foreign: new Map(),
+    settleTimer: null,
+    terminated: false,
+    spawn: null,
+  };
+}
 
-  // grow: runs inside a spawn, on this thread. A throw here becomes the
-  // decline "worker-create-failed" and retires the slot.
-  function startWorker(slot) {
-    const worker = new Worker(WORKER_URL, { execArgv, workerData: { ...workerData, slot } });
-    // Idle workers must never keep the process alive; a worker is ref'd only
-    // while a thread this host spawned runs on it.
-    worker.unref();
-    worker.on("error", (error) => {
-      console.error("[wasi-thread] worker error:", error);
-      reportGuestError(onGuestError, instanceId, wasiThreadPoolLastTid(pool, slot) || null, error);
-    });
-    worker.once("exit", () => {
-      if (workers.get(slot) === worker) workers.delete(slot);
-      // A worker that died while its slot was live: nothing serves the slot
-      // any more, so no spawner may claim it or wait for it.
-      if (wasiThreadPoolSlotState(pool, slot) !== WASI_THREAD_POOL_SLOT.RETIRED) {
-        retireWasiThreadPoolSlot(pool, slot);
-      }
-    });
-    workers.set(slot, worker);
+// grow: runs inside a spawn, on this thread. A throw here becomes the
+// decline "worker-create-failed" and retires the slot.
+function startWorker(host, slot) {
+  const worker = new Worker(WORKER_URL, { execArgv: host.execArgv, workerData: { ...host.workerData, slot } });
+  // Idle workers must never keep the process alive; a worker is ref'd only
+  // while a thread this host spawned runs on it.
+  worker.unref();
+  worker.on("error", (error) => onWorkerError(host, slot, error));
+  worker.once("exit", () => onWorkerExit(host, slot, worker));
+  host.workers.set(slot, worker);
+}
+
+function onWorkerError(host, slot, error) {
+  console.error("[wasi-thread] worker error:", error);
+  reportGuestError(host.onGuestError, host.instanceId, host.poolOps.lastTid(slot) || null, error);
+}
+
+function onWorkerExit(host, slot, worker) {
+  if (host.workers.get(slot) === worker) host.workers.delete(slot);
+  // A worker that died while its slot was live: nothing serves the slot
+  // any more, so no spawner may claim it or wait for it.
+  if (host.poolOps.slotState(slot) !== WASI_THREAD_POOL_SLOT.RETIRED) {
+    host.poolOps.retire(slot);
   }
+}
 
-  // Keeps the process alive exactly while a thread runs on one of this host's
-  // workers: the owner may return to its event loop with threads still
-  // running (a detached thread), and the process must not exit under them.
-  function settleRefs() {
-    let busy = false;
-    for (const [slot, worker] of workers) {
-      if (wasiThreadPoolRunningTid(pool, slot) !== null) {
-        worker.ref();
-        busy = true;
-      } else {
-        worker.unref();
-      }
-    }
-    // The slot's tid guards against a slot that has moved on to another
-    // thread (or was retired): that one is not ours to wait for.
-    for (const [slot, tid] of foreign) {
-      if (wasiThreadPoolRunningTid(pool, slot) !== tid) foreign.delete(slot);
-    }
-    if (settleTimer === null) return;
-    if (foreign.size > 0) settleTimer.ref();
-    else settleTimer.unref();
-    if (!busy && foreign.size === 0) {
-      clearInterval(settleTimer);
-      settleTimer = null;
-    }
-  }
-
-  function startSettling() {
-    if (settleTimer === null) {
-      settleTimer = setInterval(settleRefs, SETTLE_REFS_MS);
-      settleTimer.unref();
+// Keeps the process alive exactly while a thread runs on one of this host's
+// workers: the owner may return to its event loop with threads still
+// running (a detached thread), and the process must not exit under them.
+function settleRefs(host) {
+  const { poolOps, foreign } = host;
+  let busy = false;
+  for (const [slot, worker] of host.workers) {
+    if (poolOps.runningTid(slot) !== null) {
+      worker.ref();
+      busy = true;
+    } else {
+      worker.unref();
     }
   }
-
-  const spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow: startWorker });
-
-  function threadSpawn(startArg) {
-    if (terminated) return ledger.decline(DECLINE.TERMINATED);
-    const { tid, slot, reason } = spawn(startArg);
-    if (tid > 0) {
-      const worker = workers.get(slot);
-      startSettling();
-      if (worker) {
-        worker.ref();
-      } else {
-        // A worker a guest thread started: keep the process alive through
-        // the (ref'd) settle timer while this thread runs on it.
-        foreign.set(slot, tid);
-        settleTimer.ref();
-      }
-      return tid;
-    }
-    return ledger.decline(reason ?? DECLINE.POOL_EXHAUSTED);
+  // The slot's tid guards against a slot that has moved on to another
+  // thread (or was retired): that one is not ours to wait for.
+  for (const [slot, tid] of foreign) {
+    if (poolOps.runningTid(slot) !== tid) foreign.delete(slot);
   }
-
-  function report() {
-    return readWasiThreadPoolReport(pool);
+  if (host.settleTimer === null) return;
+  if (foreign.size > 0) host.settleTimer.ref();
+  else host.settleTimer.unref();
+  if (!busy && foreign.size === 0) {
+    clearInterval(host.settleTimer);
+    host.settleTimer = null;
   }
+}
 
-  async function terminateAll() {
-    terminated = true;
-    if (settleTimer !== null) {
-      clearInterval(settleTimer);
-      settleTimer = null;
-    }
-    foreign.clear();
-    // Closing the pool retires every slot, which ends every serve loop (also
-    // those of workers started by guest threads, which this thread cannot
-    // terminate), and makes every later spawn on any thread decline
-    // "terminated" before it can grow a worker (src/wtp.h, "Closing a pool").
-    terminateWasiThreadPool(pool);
-    const list = [...workers.values()];
-    workers.clear();
-    await Promise.all(
-      list.map((worker) =>
-        worker.terminate().then(
-          () => undefined,
-          () => undefined,
-        ),
+// Holds the process for the thread just spawned as `tid` on `slot`.
+function holdForThread(host, slot, tid) {
+  const worker = host.workers.get(slot);
+  if (host.settleTimer === null) {
+    host.settleTimer = setInterval(() => settleRefs(host), SETTLE_REFS_MS);
+    host.settleTimer.unref();
+  }
+  if (worker) {
+    worker.ref();
+  } else {
+    // A worker a guest thread started: keep the process alive through
+    // the (ref'd) settle timer while this thread runs on it.
+    host.foreign.set(slot, tid);
+    host.settleTimer.ref();
+  }
+}
+
+function threadSpawn(host, startArg) {
+  if (host.terminated) return host.ledger.decline(DECLINE.TERMINATED);
+  const { tid, slot, reason } = host.spawn(startArg);
+  if (tid > 0) {
+    holdForThread(host, slot, tid);
+    return tid;
+  }
+  return host.ledger.decline(reason ?? DECLINE.POOL_EXHAUSTED);
+}
+
+async function terminateAll(host) {
+  host.terminated = true;
+  if (host.settleTimer !== null) {
+    clearInterval(host.settleTimer);
+    host.settleTimer = null;
+  }
+  host.foreign.clear();
+  // Closing the pool retires every slot, which ends every serve loop (also
+  // those of workers started by guest threads, which this thread cannot
+  // terminate), and makes every later spawn on any thread decline
+  // "terminated" before it can grow a worker (src/wtp.h, "Closing a pool").
+  host.poolOps.terminate();
+  const list = [...host.workers.values()];
+  host.workers.clear();
+  await Promise.all(
+    list.map((worker) =>
+      worker.terminate().then(
+        () => undefined,
+        () => undefined,
       ),
-    );
-  }
+    ),
+  );
+}
+
+export async function createNodeWasiThreadHost(options) {
+  // On Node 20 a guest compiled with Liftoff can lose a local across an
+  // atomic wait: warn once if this module was compiled unprotected (the
+  // host sets no V8 flag itself; compileWasiThreadGuest does).
+  noteGuestModule(options.wasmModule);
+
+  const host = createHostState(options);
+  host.spawn = host.poolOps.createSpawn({ owner: true, grow: (slot) => startWorker(host, slot) });
+  const report = host.poolOps.report;
 
   return {
-    threadSpawn,
+    threadSpawn: (startArg) => threadSpawn(host, startArg),
     activeThreadCount: () => report().active,
     spawnCount: () => report().spawned,
     distinctOsThreadCount: () => report().workers,
     spawnReport() {
       const { active, idle, workers: osThreads } = report();
-      return { ...ledger.report(), active, idle, workers: osThreads };
+      return { ...host.ledger.report(), active, idle, workers: osThreads };
     },
-    terminateAll,
+    terminateAll: () => terminateAll(host),
   };
 }

@@ -14,9 +14,9 @@
 // export below is public API (types/pool.d.ts).
 
 import * as twin from "./pool-js.js";
-import { H_IMPL, HEADER_WORDS, IMPL_JS, IMPL_MASK, IMPL_NATIVE, SLOT_WORDS } from "./layout.js";
+import { HEADER_WORDS, IMPL_NATIVE, SLOT_WORDS } from "./layout.js";
 import { backend } from "./pool-backend.js";
-import { DECLINE, POOL_DECLINE_REASONS } from "./reasons.js";
+import { createNativeSpawn, createTwinSpawn, handleOf, isNative } from "./pool-internal.js";
 import {
   checkCapacity,
   checkFunction,
@@ -33,46 +33,6 @@ export { DEFAULT_WASI_THREAD_SPAWN_WAIT_MS, WASI_THREAD_POOL_PROTOCOL, WASI_THRE
 export { resolveSpawnWaitMs } from "./validate.js";
 
 const ENV_OVERRIDE = "WASI_THREAD_POOL_IMPLEMENTATION";
-
-// One addon handle per typed array and thread: a handle caches the data
-// pointer so that calls skip the typed-array inspection. The handle holds
-// a reference to the SharedArrayBuffer, so the words it points into live as
-// long as it does; not to the typed array (a WeakMap value that kept its
-// own key alive through a native reference would never be collected). A
-// spawner references the buffer too. Calls still pass the typed array as
-// their last argument (src/binding.c, "Handles").
-const handles = new WeakMap();
-function handleOf(control) {
-  let handle = handles.get(control);
-  if (handle === undefined) {
-    backend.beforeNativeUse();
-    handle = backend.addon.open(control);
-    handles.set(control, handle);
-  }
-  return handle;
-}
-
-function nativeUnavailable() {
-  const why = backend.native?.error ?? "the native addon is not available in this runtime";
-  return new Error(
-    `wasi-thread-pool: this pool uses native waits, but the addon is not loaded in this thread (${why}). ` +
-      'Create the pool with implementation: "js" to share it with threads that cannot load the addon.',
-  );
-}
-
-// true for a native pool, false for a JS one; throws for an unknown tag.
-function isNative(control) {
-  // Bit 31 is the "closed" flag (terminateWasiThreadPool), not the tag.
-  const tag = control[H_IMPL] & IMPL_MASK;
-  if (tag === IMPL_NATIVE) {
-    if (backend.addon === null) throw nativeUnavailable();
-    return true;
-  }
-  if (tag === IMPL_JS) return false;
-  throw new Error(
-    `wasi-thread-pool: pool.control word ${H_IMPL} holds ${control[H_IMPL]}, which names no wait mechanism; the pool header was overwritten.`,
-  );
-}
 
 function defaultImplementation() {
   const requested = backend.env?.[ENV_OVERRIDE];
@@ -235,36 +195,8 @@ export function createWasiThreadPoolSpawn(pool, options) {
   const owner = Boolean(opts.owner);
   const grow = checkOptionalFunction(opts.grow, "grow");
   const dispatchMessage = checkOptionalFunction(opts.dispatchMessage, "dispatchMessage");
-  if (!isNative(control)) {
-    const descriptor = pool.spawnWaitMs === spawnWaitMs ? pool : { control, spawnWaitMs };
-    return twin.createWasiThreadPoolSpawn(descriptor, { owner, grow, dispatchMessage });
-  }
-
-  // The SDK hands dispatchMessage the caller's startArg as given, not the
-  // int32 stored in the slot; the core only carries the int32, so the
-  // closure keeps the original for the duration of the call.
-  let currentStartArg;
-  const dispatch = dispatchMessage && ((slot, tid) => dispatchMessage(slot, tid, currentStartArg));
-  // Over a SharedArrayBuffer, which can never be detached: the addon keeps
-  // a pointer to it (and a reference to the buffer) for the spawner's life.
-  const out = new Int32Array(new SharedArrayBuffer(4));
-  const spawner = backend.addon.createSpawner(
-    handleOf(control),
-    spawnWaitMs,
-    owner,
-    grow,
-    dispatch,
-    out,
-    backend.native.threadId,
-    control,
-  );
-  const spawn = backend.addon.spawn;
-  return function spawnWasiThread(startArg) {
-    currentStartArg = startArg;
-    // grow and dispatch go with every call rather than being kept by the
-    // addon, so that a host holding this closure stays collectable.
-    const result = spawn(spawner, startArg | 0, grow, dispatch);
-    if (result > 0) return { tid: result, slot: out[0], reason: null };
-    return { tid: -1, slot: -1, reason: POOL_DECLINE_REASONS[-result] ?? DECLINE.POOL_EXHAUSTED };
-  };
+  const spawnOptions = { owner, grow, dispatchMessage };
+  return isNative(control)
+    ? createNativeSpawn(control, handleOf(control), spawnWaitMs, spawnOptions)
+    : createTwinSpawn(pool, control, spawnWaitMs, spawnOptions);
 }

@@ -257,8 +257,12 @@ export function readWasiThreadPoolReport(pool) {
 }
 
 // ---------------------------------------------------------------------------
-// Spawn (SDK-CONTRACT 1.5). One closure per thread: it keeps the capacity read
-// once, the no-second-wait generation (starvedAt) and canBlock.
+// Spawn (SDK-CONTRACT 1.5), in three steps: claim a slot (a scan, then the
+// slow path that grows or waits), publish the thread in it (its tid and
+// argument, then CLAIMED -> ASSIGNED) and dispatch it (wake the slot's worker,
+// or post the message). One spawner per thread keeps what the steps share:
+// the capacity read once, the no-second-wait generation (starvedAt), canBlock
+// and what the last scan saw.
 
 // Refinement: H_NEXT_TID is sticky at exhaustion. The SDK's Atomics.add
 // keeps counting on every "tid-exhausted" attempt and wraps after 2^32 of
@@ -274,224 +278,260 @@ function nextTid(control) {
   }
 }
 
-export function createWasiThreadPoolSpawn(pool, { owner = false, grow = null, dispatchMessage = null } = {}) {
+function createSpawner(pool, owner, grow, dispatchMessage) {
   const control = pool.control;
-  const spawnWaitMs = pool.spawnWaitMs ?? DEFAULT_WASI_THREAD_SPAWN_WAIT_MS;
-  const capacity = capacityOf(control);
-  const growable = typeof grow === "function";
-  let starvedAt = null;
-  let canBlock = true;
+  return {
+    pool,
+    control,
+    owner,
+    grow,
+    growable: typeof grow === "function",
+    dispatchMessage,
+    spawnWaitMs: pool.spawnWaitMs ?? DEFAULT_WASI_THREAD_SPAWN_WAIT_MS,
+    capacity: capacityOf(control),
+    starvedAt: null,
+    canBlock: true,
+    // Claimable, non-retired slots the last scan saw. Read right after the
+    // scan that sets it, before any callback can run another scan.
+    live: 0,
+    // The claimed slot's message-dispatch bit, read once right after the claim
+    // (refinement: the SDK reads S_FLAGS again after the assignment, so a
+    // write in between changed the path). Set by scan() and growOne().
+    dispatch: false,
+  };
+}
 
-  // Claimable, non-retired slots the last scan saw. Read right after the
-  // scan that sets it, before any callback can run another scan.
-  let live = 0;
-  // The claimed slot's message-dispatch bit, read once right after the claim
-  // (refinement: the SDK reads S_FLAGS again after the assignment, so a
-  // write in between changed the path). Set by scan() and claim().
-  let dispatch = false;
-
-  // Claims an IDLE slot; sets `live` and `dispatch`. Returns the slot or -1.
-  function scan() {
-    const slots = slotsOf(control, capacity);
-    let seen = 0;
-    for (let slot = 0; slot < slots; slot++) {
-      const base = slotBase(slot);
-      // A non-owner never claims a message-dispatch slot.
-      if (!owner && (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
+// Claims an IDLE slot; sets `live` and `dispatch`. Returns the slot or -1.
+function scan(spawner) {
+  const { control, owner } = spawner;
+  const slots = slotsOf(control, spawner.capacity);
+  let seen = 0;
+  for (let slot = 0; slot < slots; slot++) {
+    const base = slotBase(slot);
+    // A non-owner never claims a message-dispatch slot.
+    if (!owner && (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0) {
+      continue;
+    }
+    if (Atomics.compareExchange(control, base + S_STATE, IDLE, CLAIMED) === IDLE) {
+      const dispatch = (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0;
+      spawner.dispatch = dispatch;
+      if (!owner && dispatch) {
+        // Refinement: armed as message-dispatch between the flag check and
+        // the CAS. Give it back (the owner may be waiting for it).
+        if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, IDLE) === CLAIMED) {
+          bumpGeneration(control);
+        }
+        seen++;
         continue;
       }
-      if (Atomics.compareExchange(control, base + S_STATE, IDLE, CLAIMED) === IDLE) {
-        dispatch = (Atomics.load(control, base + S_FLAGS) & FLAG_MESSAGE_DISPATCH) !== 0;
-        if (!owner && dispatch) {
-          // Refinement: armed as message-dispatch between the flag check and
-          // the CAS. Give it back (the owner may be waiting for it).
-          if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, IDLE) === CLAIMED) {
-            bumpGeneration(control);
-          }
-          seen++;
-          continue;
-        }
-        live = seen + 1;
-        return slot;
-      }
-      if (Atomics.load(control, base + S_STATE) !== RETIRED) seen++;
+      spawner.live = seen + 1;
+      return slot;
     }
-    live = seen;
+    if (Atomics.load(control, base + S_STATE) !== RETIRED) seen++;
+  }
+  spawner.live = seen;
+  return -1;
+}
+
+// Room to grow: 0 <= H_SLOTS < capacity. A negative (corrupted) count is
+// no room, as in reserve(), so that the claim loop never spins between
+// "room" and "reserve failed".
+function hasRoom(spawner) {
+  if (!spawner.growable) return false;
+  const n = Atomics.load(spawner.control, H_SLOTS);
+  return n >= 0 && n < spawner.capacity;
+}
+
+// Reserves slot H_SLOTS by CAS and claims it PENDING -> CLAIMED by CAS.
+// -1 when there is no room or the reserved slot was not PENDING (look
+// again), -2 when the pool is closed.
+function reserve(spawner) {
+  const control = spawner.control;
+  for (;;) {
+    const n = Atomics.load(control, H_SLOTS);
+    if (n < 0 || n >= spawner.capacity) return -1;
+    if (Atomics.compareExchange(control, H_SLOTS, n, n + 1) === n) {
+      // Refinement: a CAS, not the SDK's store, so that a retire of slot
+      // n landing since the reservation (terminateWasiThreadPool saw the
+      // new H_SLOTS) stays.
+      if (Atomics.compareExchange(control, slotBase(n) + S_STATE, PENDING, CLAIMED) !== PENDING) {
+        return isClosed(control) ? -2 : -1;
+      }
+      // The grower's read of the pairing with terminateWasiThreadPool: if
+      // it misses the closed bit, the closer sees H_SLOTS > n and retires
+      // slot n itself.
+      if (isClosed(control)) {
+        setState(control, n, RETIRED);
+        return -2;
+      }
+      return n;
+    }
+  }
+}
+
+// Starts a worker for a new slot. Returns the slot, or -1 with
+// attempt.reason set ("worker-create-failed", "terminated") or left null
+// (another thread took the room).
+function growOne(spawner, attempt) {
+  const slot = reserve(spawner);
+  if (slot === -2) {
+    attempt.reason = TERMINATED;
     return -1;
   }
-
-  // Room to grow: 0 <= H_SLOTS < capacity. A negative (corrupted) count is
-  // no room, as in reserve(), so that the claim loop never spins between
-  // "room" and "reserve failed".
-  function hasRoom() {
-    if (!growable) return false;
-    const n = Atomics.load(control, H_SLOTS);
-    return n >= 0 && n < capacity;
+  if (slot < 0) return -1;
+  // Never armed: worker-served, whatever grow() writes into its flags.
+  spawner.dispatch = false;
+  try {
+    spawner.grow(slot);
+  } catch {
+    // The slot is used up for good: retired, it counts against capacity.
+    setState(spawner.control, slot, RETIRED);
+    attempt.reason = WORKER_CREATE_FAILED;
+    return -1;
   }
+  return slot;
+}
 
-  // Reserves slot H_SLOTS by CAS and claims it PENDING -> CLAIMED by CAS.
-  // -1 when there is no room or the reserved slot was not PENDING (look
-  // again), -2 when the pool is closed.
-  function reserve() {
-    for (;;) {
-      const n = Atomics.load(control, H_SLOTS);
-      if (n < 0 || n >= capacity) return -1;
-      if (Atomics.compareExchange(control, H_SLOTS, n, n + 1) === n) {
-        // Refinement: a CAS, not the SDK's store, so that a retire of slot
-        // n landing since the reservation (terminateWasiThreadPool saw the
-        // new H_SLOTS) stays.
-        if (Atomics.compareExchange(control, slotBase(n) + S_STATE, PENDING, CLAIMED) !== PENDING) {
-          return isClosed(control) ? -2 : -1;
-        }
-        // The grower's read of the pairing with terminateWasiThreadPool: if
-        // it misses the closed bit, the closer sees H_SLOTS > n and retires
-        // slot n itself.
-        if (isClosed(control)) {
-          setState(control, n, RETIRED);
-          return -2;
-        }
-        return n;
-      }
-    }
+// The slow path of a claim, after a scan found nothing. `attempt` is the
+// spawn's own state: its clock (set on the first call, kept if the spawn
+// has to claim again), whether it waited, and why it failed. Returns a
+// CLAIMED slot, or -1 with attempt.reason set.
+function claim(spawner, attempt) {
+  const control = spawner.control;
+  if (attempt.deadline < 0) {
+    const now = monotonicNow();
+    attempt.deadline = now + (spawner.canBlock ? spawner.spawnWaitMs : 0);
+    attempt.growAt = now + (spawner.canBlock ? Math.min(GROW_AFTER_MS, spawner.spawnWaitMs) : 0);
   }
-
-  // Starts a worker for a new slot. Returns the slot, or -1 with
-  // attempt.reason set ("worker-create-failed", "terminated") or left null
-  // (another thread took the room).
-  function growOne(attempt) {
-    const slot = reserve();
-    if (slot === -2) {
+  for (;;) {
+    const generation = Atomics.load(control, H_GENERATION);
+    // Closed while this spawn waited or looked again.
+    if (isClosed(control)) {
       attempt.reason = TERMINATED;
       return -1;
     }
-    if (slot < 0) return -1;
-    // Never armed: worker-served, whatever grow() writes into its flags.
-    dispatch = false;
-    try {
-      grow(slot);
-    } catch {
-      // The slot is used up for good: retired, it counts against capacity.
-      setState(control, slot, RETIRED);
-      attempt.reason = WORKER_CREATE_FAILED;
-      return -1;
+    const slot = scan(spawner);
+    if (slot >= 0) return slot;
+    const room = hasRoom(spawner);
+    if (room && (spawner.live === 0 || monotonicNow() >= attempt.growAt)) {
+      const grown = growOne(spawner, attempt);
+      if (grown >= 0 || attempt.reason !== null) return grown;
+      continue; // another thread took the last reservation: look again
     }
-    return slot;
-  }
-
-  // The slow path of a claim, after a scan found nothing. `attempt` is the
-  // spawn's own state: its clock (set on the first call, kept if the spawn
-  // has to claim again), whether it waited, and why it failed. Returns a
-  // CLAIMED slot, or -1 with attempt.reason set.
-  function claim(attempt) {
-    if (attempt.deadline < 0) {
-      const now = monotonicNow();
-      attempt.deadline = now + (canBlock ? spawnWaitMs : 0);
-      attempt.growAt = now + (canBlock ? Math.min(GROW_AFTER_MS, spawnWaitMs) : 0);
+    // Nothing can ever come free: no wait (a dead pool declines at once).
+    if (spawner.live === 0) return exhausted(attempt);
+    // The no-second-wait rule: this spawner already waited out this
+    // generation, and nothing has changed since.
+    if (generation === spawner.starvedAt && !room) return exhausted(attempt);
+    const remaining = (room ? attempt.growAt : attempt.deadline) - monotonicNow();
+    if (!room && remaining <= 0) {
+      spawner.starvedAt = generation;
+      return exhausted(attempt);
     }
-    for (;;) {
-      const generation = Atomics.load(control, H_GENERATION);
-      // Closed while this spawn waited or looked again.
-      if (isClosed(control)) {
-        attempt.reason = TERMINATED;
-        return -1;
-      }
-      const slot = scan();
-      if (slot >= 0) return slot;
-      const room = hasRoom();
-      if (room && (live === 0 || monotonicNow() >= attempt.growAt)) {
-        const grown = growOne(attempt);
-        if (grown >= 0 || attempt.reason !== null) return grown;
-        continue; // another thread took the last reservation: look again
-      }
-      // Nothing can ever come free: no wait (a dead pool declines at once).
-      if (live === 0) return exhausted(attempt);
-      // The no-second-wait rule: this closure already waited out this
-      // generation, and nothing has changed since.
-      if (generation === starvedAt && !room) return exhausted(attempt);
-      const remaining = (room ? attempt.growAt : attempt.deadline) - monotonicNow();
-      if (!room && remaining <= 0) {
-        starvedAt = generation;
-        return exhausted(attempt);
-      }
-      if (remaining > 0) {
-        try {
-          Atomics.wait(control, H_GENERATION, generation, remaining);
-        } catch {
-          // This agent may not block (a window's main thread): never wait
-          // again on this closure.
-          canBlock = false;
-          if (!room) return exhausted(attempt);
-          attempt.growAt = 0;
-          continue;
-        }
-        attempt.waited = true;
-      }
-    }
-  }
-
-  function exhausted(attempt) {
-    attempt.reason = POOL_EXHAUSTED;
-    return -1;
-  }
-
-  function decline(why) {
-    if (why === POOL_EXHAUSTED) Atomics.add(control, H_DECLINED, 1);
-    return { tid: -1, slot: -1, reason: why };
-  }
-
-  return function spawn(startArg) {
-    // Refinement: a closed pool (terminateWasiThreadPool, on any thread)
-    // declines every spawn, before any slot is touched.
-    if (isClosed(control)) return decline(TERMINATED);
-    let slot = scan();
-    let attempt = null; // made only on the slow path
-    let tid = 0;
-    let base;
-    for (;;) {
-      if (slot < 0) {
-        attempt ??= { deadline: -1, growAt: 0, waited: false, reason: null };
-        slot = claim(attempt);
-        if (slot < 0) return decline(attempt.reason);
-      }
-      base = slotBase(slot);
-      if (tid === 0) {
-        tid = nextTid(control);
-        // Beyond MAX_TID (or a wrapped or zeroed counter): no tid to give.
-        if (tid > MAX_TID || tid < 1) {
-          // Back to IDLE as the SDK does, but by CAS (see the refinement
-          // below): a slot retired meanwhile stays RETIRED.
-          Atomics.compareExchange(control, base + S_STATE, CLAIMED, IDLE);
-          bumpGeneration(control);
-          return decline(TID_EXHAUSTED);
-        }
-      }
-      const lastTid = Atomics.load(control, base + S_TID);
-      Atomics.store(control, base + S_TID, tid);
-      Atomics.store(control, base + S_ARG, startArg | 0);
-      // Refinement: the SDK stores ASSIGNED unconditionally, which would undo
-      // a retire that landed while the slot was CLAIMED (worker exit,
-      // terminateAll). A CAS keeps the slot RETIRED; this spawner puts the
-      // slot's last tid back, keeps its own tid and claims again, still
-      // within the same deadline.
-      if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, ASSIGNED) === CLAIMED) {
-        break;
-      }
-      Atomics.compareExchange(control, base + S_TID, tid, lastTid);
-      slot = scan();
-    }
-    // The flag as read at the claim, not re-read (see `dispatch`).
-    if (dispatch) {
+    if (remaining > 0) {
       try {
-        dispatchMessage(slot, tid, startArg);
+        Atomics.wait(control, H_GENERATION, generation, remaining);
       } catch {
-        releaseWasiThreadPoolSlotIfRunning(pool, slot, tid);
-        return decline(DISPATCH_FAILED);
+        // This agent may not block (a window's main thread): never wait
+        // again on this spawner.
+        spawner.canBlock = false;
+        if (!room) return exhausted(attempt);
+        attempt.growAt = 0;
+        continue;
       }
-    } else {
-      Atomics.notify(control, base + S_STATE);
+      attempt.waited = true;
     }
-    Atomics.add(control, H_SPAWNED, 1);
-    if (attempt !== null && attempt.waited) Atomics.add(control, H_WAITED, 1);
-    return { tid, slot, reason: null };
+  }
+}
+
+function exhausted(attempt) {
+  attempt.reason = POOL_EXHAUSTED;
+  return -1;
+}
+
+function decline(control, why) {
+  if (why === POOL_EXHAUSTED) Atomics.add(control, H_DECLINED, 1);
+  return { tid: -1, slot: -1, reason: why };
+}
+
+// A tid for the thread about to be published in the CLAIMED `slot`, or 0
+// when there is none to give: beyond MAX_TID (or a wrapped or zeroed
+// counter). Then the slot goes back to IDLE as the SDK does, but by CAS (see
+// publish()): a slot retired meanwhile stays RETIRED.
+function takeTid(control, slot) {
+  const tid = nextTid(control);
+  if (tid > MAX_TID || tid < 1) {
+    Atomics.compareExchange(control, slotBase(slot) + S_STATE, CLAIMED, IDLE);
+    bumpGeneration(control);
+    return 0;
+  }
+  return tid;
+}
+
+// Writes the thread into the CLAIMED `slot` and assigns it. false when the
+// slot was retired meanwhile.
+// Refinement: the SDK stores ASSIGNED unconditionally, which would undo a
+// retire that landed while the slot was CLAIMED (worker exit, terminateAll).
+// A CAS keeps the slot RETIRED; this spawner puts the slot's last tid back,
+// keeps its own tid and claims again, still within the same deadline.
+function publish(control, slot, tid, startArg) {
+  const base = slotBase(slot);
+  const lastTid = Atomics.load(control, base + S_TID);
+  Atomics.store(control, base + S_TID, tid);
+  Atomics.store(control, base + S_ARG, startArg | 0);
+  if (Atomics.compareExchange(control, base + S_STATE, CLAIMED, ASSIGNED) === CLAIMED) {
+    return true;
+  }
+  Atomics.compareExchange(control, base + S_TID, tid, lastTid);
+  return false;
+}
+
+// Hands the ASSIGNED slot's thread to whoever runs it, then counts the spawn.
+function dispatchThread(spawner, slot, tid, startArg, attempt) {
+  const control = spawner.control;
+  // The flag as read at the claim, not re-read (see createSpawner, `dispatch`).
+  if (spawner.dispatch) {
+    try {
+      spawner.dispatchMessage(slot, tid, startArg);
+    } catch {
+      releaseWasiThreadPoolSlotIfRunning(spawner.pool, slot, tid);
+      return decline(control, DISPATCH_FAILED);
+    }
+  } else {
+    Atomics.notify(control, slotBase(slot) + S_STATE);
+  }
+  Atomics.add(control, H_SPAWNED, 1);
+  if (attempt !== null && attempt.waited) Atomics.add(control, H_WAITED, 1);
+  return { tid, slot, reason: null };
+}
+
+function spawnOn(spawner, startArg) {
+  const control = spawner.control;
+  // Refinement: a closed pool (terminateWasiThreadPool, on any thread)
+  // declines every spawn, before any slot is touched.
+  if (isClosed(control)) return decline(control, TERMINATED);
+  let slot = scan(spawner);
+  let attempt = null; // made only on the slow path
+  let tid = 0;
+  for (;;) {
+    if (slot < 0) {
+      attempt ??= { deadline: -1, growAt: 0, waited: false, reason: null };
+      slot = claim(spawner, attempt);
+      if (slot < 0) return decline(control, attempt.reason);
+    }
+    if (tid === 0) {
+      tid = takeTid(control, slot);
+      if (tid === 0) return decline(control, TID_EXHAUSTED);
+    }
+    if (publish(control, slot, tid, startArg)) break;
+    slot = scan(spawner);
+  }
+  return dispatchThread(spawner, slot, tid, startArg, attempt);
+}
+
+export function createWasiThreadPoolSpawn(pool, { owner = false, grow = null, dispatchMessage = null } = {}) {
+  const spawner = createSpawner(pool, owner, grow, dispatchMessage);
+  return function spawn(startArg) {
+    return spawnOn(spawner, startArg);
   };
 }

@@ -8,7 +8,8 @@
 // lib/wasi-node.js, and never returns: _start's end ends the program.
 
 import { Worker, workerData } from "node:worker_threads";
-import { createWasiThreadPoolSpawn } from "./pool.js";
+import "./native-backend.js";
+import { bindWasiThreadPool } from "./pool-internal.js";
 import { runProgramMain } from "./wasi-node.js";
 
 // No Liftoff step here: lib/program.js compiled the guest with
@@ -41,5 +42,5 @@ function grow(slot) {
   worker.on("error", () => {});
 }
 
-const spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow });
+const spawn = bindWasiThreadPool(pool).createSpawn({ owner: true, grow });
 runProgramMain({ wasmModule, memory, processState, threadSpawn: (startArg) => spawn(startArg).tid });

@@ -19,7 +19,9 @@
 //   A trap: console.error; the slot is retired and then {t:"error", tid,
 //   error} is posted, so that an owner receiving it sees the slot retired.
 
-import { WASI_THREAD_POOL_PROTOCOL, createWasiThreadPoolSpawn, serveWasiThreadPoolSlot } from "./pool-api.js";
+import { WASI_THREAD_POOL_PROTOCOL } from "./layout.js";
+import { bindWasiThreadPool } from "./pool-internal.js";
+import { checkSlot } from "./validate.js";
 import { createRunThread, startRuntime } from "./worker-shared.js";
 
 const scope = globalThis;
@@ -39,10 +41,13 @@ function reportFault() {
 
 async function probe(msg) {
   const pool = msg.pool ?? null;
+  let poolOps = null;
   try {
     // Guest threads here may spawn threads too: owner false, no grow (the
     // browser pool is fixed), no message dispatch.
-    const spawn = pool ? createWasiThreadPoolSpawn(pool) : null;
+    // The one check of the pool (lib/pool-internal.js).
+    if (pool) poolOps = bindWasiThreadPool(pool);
+    const spawn = poolOps ? poolOps.createSpawn() : null;
     const { runner } = await startRuntime({
       runtimeModule: msg.runtimeModule,
       extraImports: msg.extraImports,
@@ -70,8 +75,9 @@ async function probe(msg) {
   scope.postMessage({ t: "ready", ok: true, protocol: WASI_THREAD_POOL_PROTOCOL });
   // Serve inside the handler: the owner arms the slot after every worker
   // answered; until then the slot is PENDING and this loop waits on it.
-  if (!pool) return;
-  serveWasiThreadPoolSlot(pool, msg.slot, { runThread });
+  if (!poolOps) return;
+  checkSlot(pool.control, msg.slot);
+  poolOps.serve(msg.slot, runThread);
   // The serve loop retired the slot before it returned: report the trap only
   // now, so that the owner never sees the error with the slot still RUNNING.
   reportFault();

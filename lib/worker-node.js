@@ -16,12 +16,18 @@
 // the instance policy.)
 
 import { threadId, Worker, workerData } from "node:worker_threads";
-import { createWasiThreadPoolSpawn, retireWasiThreadPoolSlot, serveWasiThreadPoolSlot, wasiThreadPoolLastTid } from "./pool.js";
+// The addon for native pools, handed to lib/pool-backend.js before the pool is bound.
+import "./native-backend.js";
+import { bindWasiThreadPool } from "./pool-internal.js";
+import { checkSlot } from "./validate.js";
 import { createRunThread, startRuntime } from "./worker-shared.js";
 import { writeAllSync } from "./write-sync.js";
 
 const { pool, slot, execArgv } = workerData;
 const freshInstances = workerData.freshInstances === true;
+// The one check of the pool and of this worker's slot (lib/pool-internal.js).
+const poolOps = bindWasiThreadPool(pool);
+checkSlot(pool.control, slot);
 
 function writeLine(text) {
   try {
@@ -58,7 +64,7 @@ function grow(nextSlot) {
 }
 
 function retireChildren() {
-  for (const childSlot of children.keys()) retireWasiThreadPoolSlot(pool, childSlot);
+  for (const childSlot of children.keys()) poolOps.retire(childSlot);
 }
 
 // Retires the children's slots, then lets this thread's event loop run until
@@ -83,7 +89,7 @@ let runtime;
 let runner;
 
 try {
-  const spawn = createWasiThreadPoolSpawn(pool, { grow });
+  const spawn = poolOps.createSpawn({ grow });
   ({ runtime, runner } = await startRuntime({
     runtimeModule: workerData.runtimeModule,
     extraImports: workerData.extraImports,
@@ -102,8 +108,8 @@ try {
   }));
 } catch (error) {
   // The slot already holds the thread this worker was started for.
-  writeLine(`[wasi-thread] guest thread ${wasiThreadPoolLastTid(pool, slot)} failed to instantiate: ${describe(error)}\n`);
-  retireWasiThreadPoolSlot(pool, slot);
+  writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
+  poolOps.retire(slot);
   throw error;
 }
 
@@ -115,7 +121,7 @@ const runThread = createRunThread(runner, (tid, error) => {
 });
 
 try {
-  serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId: threadId });
+  poolOps.serve(slot, runThread, threadId);
 } catch (error) {
   retireChildren();
   throw error;

@@ -1,9 +1,10 @@
 /* binding.c: Node-API glue over the protocol core (wtp.h).
  *
  * Glue only: argument checks (one table, pool_calls, for every call on a
- * pool handle), handle objects, the error macro, the three callbacks the
- * core makes into JavaScript (grow, dispatchMessage, runThread) and the
- * wait tokens' backstop, which asks Node whether a thread is stopping.
+ * pool handle; one, spawner_args, for createSpawner), handle objects, the
+ * error macro, the three callbacks the core makes into JavaScript (grow,
+ * dispatchMessage, runThread) and the wait tokens' backstop, which asks Node
+ * whether a thread is stopping.
  * Every protocol decision lives in the core: wtp_pool.c (the protocol),
  * wtp_interrupt.c (stopping waits), addon_copy.c (one copy per process).
  *
@@ -11,7 +12,7 @@
  *
  * open(control) checks that control is an Int32Array over a SharedArrayBuffer
  * and returns an external holding a wtp_pool_t view of its words.
- * lib/pool-api.js caches one handle per typed array (a WeakMap keyed by the
+ * lib/pool-internal.js caches one handle per typed array (a WeakMap keyed by the
  * typed array), so a hot call costs one external unwrap instead of a
  * typed-array inspection.
  *
@@ -58,6 +59,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,17 +73,18 @@
 /* ## Errors
  *
  * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and
- * returns NULL from the calling function (a JS exception is then pending).
- * A call that failed because JavaScript already threw leaves that exception
- * in place. */
-#define WTP_NAPI_CALL(env, call)                     \
+ * returns NULL from the calling function (a JS exception is then pending);
+ * WTP_NAPI_CALL_OR returns `failed` instead. A call that failed because
+ * JavaScript already threw leaves that exception in place. */
+#define WTP_NAPI_CALL_OR(env, call, failed)          \
   do {                                               \
     napi_status wtp_status_ = (call);                \
     if (wtp_status_ != napi_ok) {                    \
       throw_napi_failure((env), #call, wtp_status_); \
-      return NULL;                                   \
+      return (failed);                               \
     }                                                \
   } while (0)
+#define WTP_NAPI_CALL(env, call) WTP_NAPI_CALL_OR(env, call, NULL)
 
 static void throw_napi_failure(napi_env env, const char* call,
                                napi_status status) {
@@ -346,7 +349,7 @@ static napi_value js_open(napi_env env, napi_callback_info info) {
     return range_error(env, "pool.control is shorter than the pool header");
   }
   /* A strong reference to the SharedArrayBuffer (not to the Int32Array,
-   * which is the key of lib/pool-api.js's WeakMap whose value is this
+   * which is the key of lib/pool-internal.js's WeakMap whose value is this
    * handle: a reference to its own key would keep the entry alive for
    * good). The buffer does not reference the typed array, so this makes no
    * cycle, and the words stay valid for as long as the handle lives. */
@@ -611,83 +614,188 @@ static void spawner_finalize(napi_env env, void* data, void* hint) {
   free(s);
 }
 
-/* createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out,
+/* ### createSpawner's arguments
+ *
+ * createSpawner(handle, spawnWaitMs, owner, grow|null, dispatch|null, out,
  * threadId, control) -> spawner. out is an Int32Array of at least one
  * element that receives the slot of each successful spawn; threadId is the
  * calling thread's worker_threads id; control is the pool's typed array,
- * which the spawner keeps alive. */
-static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
-  napi_value argv[8];
-  GET_ARGS(env, info, 8, argv);
-  pool_handle_t* h;
-  UNWRAP_POOL(env, argv[0], h);
+ * which the spawner keeps alive.
+ *
+ * The arguments after the handle are read by one table, spawner_args: each
+ * entry gives an argument's position, its name (for the TypeError or
+ * RangeError), its kind and where its value goes in spawner_args_t. They
+ * are read in the table's order; the first bad one throws. */
+typedef struct spawner_args {
   int32_t thread_id;
-  if (!get_int32_arg(env, argv[6], &thread_id))
-    return type_error(env, "threadId must be an int32");
   int32_t* control_words;
-  size_t control_length;
   napi_value control_buffer;
-  if (!get_control(env, argv[7], &control_words, &control_length,
-                   &control_buffer))
-    return NULL;
-  if (control_words != h->pool.words)
-    return type_error(env, "control is not the typed array of this pool");
   double wait_ms;
+  bool owner;
+  bool has_grow;
+  bool has_dispatch;
+  int32_t* out;
+  napi_value out_buffer;
+} spawner_args_t;
+
+typedef enum spawner_arg_kind {
+  SPAWNER_ARG_INT32,             /* -> int32_t */
+  SPAWNER_ARG_CONTROL,           /* the handle's own control -> int32_t* */
+  SPAWNER_ARG_MILLISECONDS,      /* finite number >= 0 -> double */
+  SPAWNER_ARG_BOOLEAN,           /* -> bool */
+  SPAWNER_ARG_OPTIONAL_FUNCTION, /* function or null/undefined -> bool */
+  SPAWNER_ARG_SHARED_OUT         /* Int32Array(>= 1) over a SAB -> int32_t* */
+} spawner_arg_kind_t;
+
+typedef struct spawner_arg {
+  size_t index;
+  const char* name;
+  spawner_arg_kind_t kind;
+  size_t offset; /* of the value in spawner_args_t */
+} spawner_arg_t;
+
+static const spawner_arg_t spawner_args[] = {
+    {6, "threadId", SPAWNER_ARG_INT32, offsetof(spawner_args_t, thread_id)},
+    {7, "control", SPAWNER_ARG_CONTROL,
+     offsetof(spawner_args_t, control_words)},
+    {1, "pool.spawnWaitMs", SPAWNER_ARG_MILLISECONDS,
+     offsetof(spawner_args_t, wait_ms)},
+    {2, "owner", SPAWNER_ARG_BOOLEAN, offsetof(spawner_args_t, owner)},
+    {3, "grow", SPAWNER_ARG_OPTIONAL_FUNCTION,
+     offsetof(spawner_args_t, has_grow)},
+    {4, "dispatchMessage", SPAWNER_ARG_OPTIONAL_FUNCTION,
+     offsetof(spawner_args_t, has_dispatch)},
+    {5, "out", SPAWNER_ARG_SHARED_OUT, offsetof(spawner_args_t, out)},
+};
+
+#define SPAWNER_ARGC 8
+
+/* Throws "<name> <what>" as a TypeError (or a RangeError); returns false. */
+static bool spawner_arg_error(napi_env env, const spawner_arg_t* arg,
+                              const char* what, bool range) {
+  char message[128];
+  snprintf(message, sizeof(message), "%s %s", arg->name, what);
+  if (range)
+    range_error(env, message);
+  else
+    type_error(env, message);
+  return false;
+}
+
+/* The control argument: the handle's own typed array; its buffer is kept
+ * in args->control_buffer for the spawner's reference. */
+static bool read_spawner_control(napi_env env, const pool_handle_t* h,
+                                 const spawner_arg_t* arg, napi_value v,
+                                 int32_t** words, spawner_args_t* args) {
+  size_t length;
+  if (!get_control(env, v, words, &length, &args->control_buffer)) return false;
+  if (*words != h->pool.words)
+    return spawner_arg_error(env, arg, "is not the typed array of this pool",
+                             false);
+  return true;
+}
+
+/* Throws "<name> <what>" as a TypeError unless v is of type want. */
+static bool check_spawner_type(napi_env env, const spawner_arg_t* arg,
+                               napi_value v, napi_valuetype want,
+                               const char* what) {
   napi_valuetype type;
-  WTP_NAPI_CALL(env, napi_typeof(env, argv[1], &type));
-  if (type != napi_number)
-    return type_error(env, "pool.spawnWaitMs must be a number");
-  WTP_NAPI_CALL(env, napi_get_value_double(env, argv[1], &wait_ms));
-  if (!(wait_ms >= 0) || isinf(wait_ms))
-    return range_error(env,
-                       "pool.spawnWaitMs must be a finite, non-negative "
-                       "number of milliseconds.");
-  bool owner = false;
-  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
-  if (type != napi_boolean) return type_error(env, "owner must be a boolean");
-  WTP_NAPI_CALL(env, napi_get_value_bool(env, argv[2], &owner));
-  bool has_grow = !is_nullish(env, argv[3]);
-  if (has_grow && !is_function(env, argv[3]))
-    return type_error(env, "grow must be a function");
-  bool has_dispatch = !is_nullish(env, argv[4]);
-  if (has_dispatch && !is_function(env, argv[4]))
-    return type_error(env, "dispatchMessage must be a function");
+  WTP_NAPI_CALL_OR(env, napi_typeof(env, v, &type), false);
+  return type == want || spawner_arg_error(env, arg, what, false);
+}
+
+static bool read_spawner_milliseconds(napi_env env, const spawner_arg_t* arg,
+                                      napi_value v, double* ms) {
+  if (!check_spawner_type(env, arg, v, napi_number, "must be a number"))
+    return false;
+  WTP_NAPI_CALL_OR(env, napi_get_value_double(env, v, ms), false);
+  if (!(*ms >= 0) || isinf(*ms))
+    return spawner_arg_error(
+        env, arg, "must be a finite, non-negative number of milliseconds.",
+        true);
+  return true;
+}
+
+/* The out array; its buffer is kept in args->out_buffer. Only a
+ * SharedArrayBuffer: an ArrayBuffer can be detached (transferred), which
+ * would leave s->out dangling; a SharedArrayBuffer never is. */
+static bool read_spawner_out(napi_env env, const spawner_arg_t* arg,
+                             napi_value v, int32_t** out,
+                             spawner_args_t* args) {
   bool is_typedarray = false;
-  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[5], &is_typedarray));
+  WTP_NAPI_CALL_OR(env, napi_is_typedarray(env, v, &is_typedarray), false);
   napi_typedarray_type out_type = napi_int8_array;
   size_t out_length = 0;
   void* out_data = NULL;
   napi_value out_buffer = NULL;
   if (is_typedarray)
-    WTP_NAPI_CALL(env,
-                  napi_get_typedarray_info(env, argv[5], &out_type, &out_length,
-                                           &out_data, &out_buffer, NULL));
+    WTP_NAPI_CALL_OR(env,
+                     napi_get_typedarray_info(env, v, &out_type, &out_length,
+                                              &out_data, &out_buffer, NULL),
+                     false);
   if (out_type != napi_int32_array || out_length < 1 || out_data == NULL)
-    return type_error(env, "out must be an Int32Array of one element");
-  /* Only a SharedArrayBuffer: an ArrayBuffer can be detached (transferred),
-   * which would leave s->out dangling; a SharedArrayBuffer never is. */
+    return spawner_arg_error(env, arg, "must be an Int32Array of one element",
+                             false);
   bool out_plain = true;
-  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, out_buffer, &out_plain));
+  WTP_NAPI_CALL_OR(env, napi_is_arraybuffer(env, out_buffer, &out_plain),
+                   false);
   if (out_plain)
-    return type_error(env,
-                      "out must be an Int32Array over a SharedArrayBuffer");
+    return spawner_arg_error(
+        env, arg, "must be an Int32Array over a SharedArrayBuffer", false);
+  *out = (int32_t*)out_data;
+  args->out_buffer = out_buffer;
+  return true;
+}
 
+/* Reads one argument into its place in args; throws and returns false. */
+static bool read_spawner_arg(napi_env env, const pool_handle_t* h,
+                             const spawner_arg_t* arg, napi_value v,
+                             spawner_args_t* args) {
+  void* place = (char*)args + arg->offset;
+  switch (arg->kind) {
+    case SPAWNER_ARG_INT32:
+      if (!get_int32_arg(env, v, (int32_t*)place))
+        return spawner_arg_error(env, arg, "must be an int32", false);
+      return true;
+    case SPAWNER_ARG_CONTROL:
+      return read_spawner_control(env, h, arg, v, (int32_t**)place, args);
+    case SPAWNER_ARG_MILLISECONDS:
+      return read_spawner_milliseconds(env, arg, v, (double*)place);
+    case SPAWNER_ARG_BOOLEAN:
+      if (!check_spawner_type(env, arg, v, napi_boolean, "must be a boolean"))
+        return false;
+      WTP_NAPI_CALL_OR(env, napi_get_value_bool(env, v, (bool*)place), false);
+      return true;
+    case SPAWNER_ARG_OPTIONAL_FUNCTION:
+      *(bool*)place = !is_nullish(env, v);
+      if (*(bool*)place && !is_function(env, v))
+        return spawner_arg_error(env, arg, "must be a function", false);
+      return true;
+    case SPAWNER_ARG_SHARED_OUT:
+      return read_spawner_out(env, arg, v, (int32_t**)place, args);
+  }
+  return false;
+}
+
+/* The spawner external over checked arguments. */
+static napi_value make_spawner(napi_env env, pool_handle_t* h,
+                               const spawner_args_t* a) {
   spawner_handle_t* s = calloc(1, sizeof(*s));
   if (s == NULL) {
     napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
     return NULL;
   }
-  wtp_spawner_init(&s->core, &h->pool, wait_ms, owner);
-  s->core.grow = has_grow ? spawner_grow : NULL;
-  s->core.dispatch = has_dispatch ? spawner_dispatch : NULL;
+  wtp_spawner_init(&s->core, &h->pool, a->wait_ms, a->owner);
+  s->core.grow = a->has_grow ? spawner_grow : NULL;
+  s->core.dispatch = a->has_dispatch ? spawner_dispatch : NULL;
   s->core.interrupted = spawner_interrupted;
   s->core.ctx = s;
   s->env = env;
-  s->out = (int32_t*)out_data;
+  s->out = a->out;
   napi_value external;
-  if (napi_create_reference(env, control_buffer, 1, &s->control_ref) !=
+  if (napi_create_reference(env, a->control_buffer, 1, &s->control_ref) !=
           napi_ok ||
-      napi_create_reference(env, out_buffer, 1, &s->out_ref) != napi_ok ||
+      napi_create_reference(env, a->out_buffer, 1, &s->out_ref) != napi_ok ||
       napi_create_external(env, s, spawner_finalize, NULL, &external) !=
           napi_ok) {
     if (s->control_ref != NULL) napi_delete_reference(env, s->control_ref);
@@ -696,7 +804,7 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     throw_napi_failure(env, "createSpawner references", napi_generic_failure);
     return NULL;
   }
-  wtp_token_register(&s->token, &h->pool, WTP_TOKEN_GENERATION, 0, thread_id,
+  wtp_token_register(&s->token, &h->pool, WTP_TOKEN_GENERATION, 0, a->thread_id,
                      env_backstop, env);
   napi_status status = napi_type_tag_object(env, external, &spawner_tag);
   if (status != napi_ok) {
@@ -705,6 +813,19 @@ static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
     return NULL;
   }
   return external;
+}
+
+static napi_value js_create_spawner(napi_env env, napi_callback_info info) {
+  napi_value argv[SPAWNER_ARGC];
+  GET_ARGS(env, info, SPAWNER_ARGC, argv);
+  pool_handle_t* h;
+  UNWRAP_POOL(env, argv[0], h);
+  spawner_args_t a = {0};
+  for (size_t i = 0; i < sizeof(spawner_args) / sizeof(spawner_args[0]); i++)
+    if (!read_spawner_arg(env, h, &spawner_args[i], argv[spawner_args[i].index],
+                          &a))
+      return NULL;
+  return make_spawner(env, h, &a);
 }
 
 /* spawn(spawner, startArg, grow, dispatchMessage) -> tid (> 0), or -reason.

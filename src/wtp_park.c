@@ -309,26 +309,47 @@ static int spin(_Atomic int32_t* word, int32_t expected) {
   return changed;
 }
 
-int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
-              wtp_interrupted_cb interrupted, void* ctx) {
-  _Atomic int32_t* word = as_atomic(addr);
+/* Whether the waiter's stop is visible while *word still holds expected:
+ * the embedder's stop flag (interrupted(ctx, 0)), asked only then. Relaxed
+ * word read: it only decides whether to ask; the callers say what orders. */
+static int stop_visible(_Atomic int32_t* word, int32_t expected,
+                        wtp_interrupted_cb interrupted, void* ctx) {
+  return interrupted != NULL &&
+         atomic_load_explicit(word, memory_order_relaxed) == expected &&
+         interrupted(ctx, 0);
+}
 
-  /* A waiter whose stop is already visible neither spins nor sleeps (a
-   * stopped caller that re-parks after the stopper's word change would
-   * otherwise spin out its limit first). Relaxed word read: it only decides
-   * whether to ask; W2 and W2' below are the checks that order. */
-  if (interrupted != NULL &&
-      atomic_load_explicit(word, memory_order_relaxed) == expected &&
-      interrupted(ctx, 0))
-    return WTP_PARK_INTERRUPTED;
+/* The end of the slice that starts at now, never past deadline_ns. */
+static uint64_t slice_end(uint64_t now, uint64_t deadline_ns) {
+  /* Slices end on a process-wide grid of the monotonic clock (multiples
+   * of SLICE_NS), not at now + SLICE_NS: every parked thread of the
+   * process then has the same timer expiry, which the kernel (and a
+   * hypervisor's timer emulation) serves with one interrupt instead of
+   * one per thread (measured: docs/design.md, "The park layer's
+   * constants"). A thread's first slice is shorter than SLICE_NS; none is longer. */
+  uint64_t grid = (now / SLICE_NS + 1) * SLICE_NS;
+  uint64_t until = grid < deadline_ns ? grid : deadline_ns;
+  return until;
+}
 
-  if (spin(word, expected)) return WTP_PARK_CHANGED;
-
-  bucket_t* b = bucket_of(addr);
-  /* W1 (see the top of the file). */
+/* W1 (see the top of the file): this waiter is about to sleep on a word of
+ * bucket b. */
+static void announce(bucket_t* b) {
   atomic_fetch_add_explicit(&b->parked, 1, memory_order_seq_cst);
   atomic_fetch_add_explicit(&parked_total, 1, memory_order_relaxed);
+}
 
+/* W4: relaxed, see the top of the file. */
+static void withdraw(bucket_t* b) {
+  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
+  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);
+}
+
+/* The announced waiter's sleep, slice by slice, until *word changes, the
+ * deadline passes or the waiter is stopped: a WTP_PARK_* result. */
+static int sleep_slices(int32_t* addr, _Atomic int32_t* word, int32_t expected,
+                        uint64_t deadline_ns, wtp_interrupted_cb interrupted,
+                        void* ctx) {
   int result;
   int first = 1;
   for (;;) {
@@ -350,23 +371,14 @@ int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       break;
     }
     first = 0;
-    /* Slices end on a process-wide grid of the monotonic clock (multiples
-     * of SLICE_NS), not at now + SLICE_NS: every parked thread of the
-     * process then has the same timer expiry, which the kernel (and a
-     * hypervisor's timer emulation) serves with one interrupt instead of
-     * one per thread (measured: docs/design.md, "The park layer's
-     * constants"). A thread's first slice is shorter than SLICE_NS; none is longer. */
-    uint64_t grid = (now / SLICE_NS + 1) * SLICE_NS;
-    uint64_t until = grid < deadline_ns ? grid : deadline_ns;
+    uint64_t until = slice_end(now, deadline_ns);
     if (wtp__wait(addr, expected, until)) {
       /* Woken, changed, or spurious: the caller re-reads. A wake that left
        * the word as it was may be an embedder's nudge (it set its own
        * "stop" flag, then unparked the word): poll interrupted() now rather
        * than at the end of the next slice. Relaxed: only decides whether to
        * poll; a missed nudge is caught at the next slice end. */
-      if (interrupted != NULL &&
-          atomic_load_explicit(word, memory_order_relaxed) == expected &&
-          interrupted(ctx, 0)) {
+      if (stop_visible(word, expected, interrupted, ctx)) {
         result = WTP_PARK_INTERRUPTED;
         break;
       }
@@ -382,9 +394,30 @@ int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
       break;
     }
   }
-  /* W4: relaxed, see the top of the file. */
-  atomic_fetch_sub_explicit(&b->parked, 1, memory_order_relaxed);
-  atomic_fetch_sub_explicit(&parked_total, 1, memory_order_relaxed);
+  return result;
+}
+
+/* A park in steps: the stop check (stop_visible), the spin (spin), the
+ * announcement (announce, W1), the sleep in slices with its change,
+ * deadline and stop checks (sleep_slices), the withdrawal (withdraw, W4). */
+int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+              wtp_interrupted_cb interrupted, void* ctx) {
+  _Atomic int32_t* word = as_atomic(addr);
+
+  /* A waiter whose stop is already visible neither spins nor sleeps (a
+   * stopped caller that re-parks after the stopper's word change would
+   * otherwise spin out its limit first). Relaxed word read: it only decides
+   * whether to ask; W2 and W2' (sleep_slices) are the checks that order. */
+  if (stop_visible(word, expected, interrupted, ctx))
+    return WTP_PARK_INTERRUPTED;
+
+  if (spin(word, expected)) return WTP_PARK_CHANGED;
+
+  bucket_t* b = bucket_of(addr);
+  announce(b);
+  int result =
+      sleep_slices(addr, word, expected, deadline_ns, interrupted, ctx);
+  withdraw(b);
   return result;
 }
 

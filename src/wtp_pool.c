@@ -735,6 +735,88 @@ uint32_t wtp_pool_close(const wtp_pool_t* pool) {
   return done;
 }
 
+/* The spawner's tid for the thread it is about to publish in the CLAIMED
+ * slot s: 1 with *tid set, or 0 when there is none to give (H_NEXT_TID
+ * exhausted), the slot then given back. */
+static int take_tid(const wtp_pool_t* pool, uint32_t s, int32_t* tid) {
+  _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
+  *tid = next_tid(pool);
+  if (*tid <= 0 || *tid > WTP_MAX_TID) {
+    /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
+     * retired meanwhile stays RETIRED (refinement (a)). */
+    int32_t expected = WTP_CLAIMED;
+    atomic_compare_exchange_strong_explicit(
+        state, &expected, WTP_IDLE, memory_order_seq_cst, memory_order_relaxed);
+    bump(pool);
+    return 0;
+  }
+  return 1;
+}
+
+/* Publishes the thread in the CLAIMED slot s: its tid and argument, then
+ * CLAIMED -> ASSIGNED. 1 on success; 0 when the slot was retired (or
+ * overwritten) while claimed, the slot's last tid then put back. */
+static int publish(const wtp_pool_t* pool, uint32_t s, int32_t tid,
+                   int32_t start_arg) {
+  _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
+  /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
+   * relaxed stores, published by the release CAS below. */
+  int32_t old_tid =
+      atomic_load_explicit(slot_word(pool, s, WTP_S_TID), memory_order_relaxed);
+  atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid,
+                        memory_order_relaxed);
+  atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
+                        memory_order_relaxed);
+  int32_t expected = WTP_CLAIMED;
+  /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
+   * takes it out of ASSIGNED/RUNNING (see running_left) never comes
+   * first. */
+  wtp__park_note_running(1);
+  /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take_assignment(),
+   * and K1 for the worker parked on the slot word. */
+  if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
+                                               memory_order_seq_cst,
+                                               memory_order_relaxed)) {
+    wtp__park_note_running(-1);
+    /* Refinement (a): retired (or overwritten) while claimed. Put the
+     * previous last-tid back if our store is still there, keep the tid,
+     * and claim again against the same deadline. */
+    int32_t mine = tid;
+    atomic_compare_exchange_strong_explicit(
+        slot_word(pool, s, WTP_S_TID), &mine, old_tid, memory_order_relaxed,
+        memory_order_relaxed);
+    return 0;
+  }
+  return 1;
+}
+
+/* Hands the ASSIGNED slot s's thread to whoever runs it (its server, woken,
+ * or the owner's dispatch callback), then counts the spawn (and its wait).
+ * WTP_REASON_NONE, or WTP_REASON_DISPATCH_FAILED with the slot released. */
+static wtp_reason_t dispatch_thread(wtp_spawner_t* sp, uint32_t s, int32_t tid,
+                                    int32_t start_arg, int dispatch,
+                                    int waited) {
+  const wtp_pool_t* pool = &sp->pool;
+  if (dispatch) {
+    /* Only an owner gets here (claim_slot re-checks for non-owners). The
+     * flag is the value read at the claim, not re-read here. */
+    if (sp->dispatch == NULL || sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
+      int released;
+      wtp_slot_release_if_running(pool, s, tid, &released);
+      return WTP_REASON_DISPATCH_FAILED;
+    }
+  } else {
+    /* Wake its server: one server per slot, wake one. */
+    wtp__unpark_one(slot_word_ptr(pool, s, WTP_S_STATE));
+  }
+  increment_statistic(pool, WTP_H_SPAWNED);
+  if (waited) increment_statistic(pool, WTP_H_WAITED);
+  return WTP_REASON_NONE;
+}
+
+/* A spawn in three steps: claim a slot (claim), publish the thread in it
+ * (take_tid, publish; a slot retired meanwhile is claimed again) and
+ * dispatch it (dispatch_thread). */
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
@@ -759,69 +841,20 @@ wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
       return res;
     }
     uint32_t s = (uint32_t)slot;
-    _Atomic int32_t* state = slot_word(pool, s, WTP_S_STATE);
 
     if (!have_tid) {
-      tid = next_tid(pool);
+      int tid_taken = take_tid(pool, s, &tid);
       have_tid = 1;
-      if (tid <= 0 || tid > WTP_MAX_TID) {
-        /* SDK: back to IDLE, bump, no slot notify. A CAS so that a slot
-         * retired meanwhile stays RETIRED (refinement (a)). */
-        int32_t expected = WTP_CLAIMED;
-        atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
-                                                memory_order_seq_cst,
-                                                memory_order_relaxed);
-        bump(pool);
+      if (!tid_taken) {
         res.reason = WTP_REASON_TID_EXHAUSTED;
         return res;
       }
     }
 
-    /* The slot is CLAIMED by us: nobody else writes S_TID/S_ARG now, so
-     * relaxed stores, published by the release CAS below. */
-    int32_t old_tid = atomic_load_explicit(slot_word(pool, s, WTP_S_TID),
-                                           memory_order_relaxed);
-    atomic_store_explicit(slot_word(pool, s, WTP_S_TID), tid,
-                          memory_order_relaxed);
-    atomic_store_explicit(slot_word(pool, s, WTP_S_ARG), start_arg,
-                          memory_order_relaxed);
-    int32_t expected = WTP_CLAIMED;
-    /* Counted before the slot becomes ASSIGNED, so that the -1 of whoever
-     * takes it out of ASSIGNED/RUNNING (see running_left) never comes
-     * first. */
-    wtp__park_note_running(1);
-    /* seq_cst: release of S_TID/S_ARG to the worker's acquire CAS in take_assignment(),
-     * and K1 for the worker parked on the slot word. */
-    if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_ASSIGNED,
-                                                 memory_order_seq_cst,
-                                                 memory_order_relaxed)) {
-      wtp__park_note_running(-1);
-      /* Refinement (a): retired (or overwritten) while claimed. Put the
-       * previous last-tid back if our store is still there, keep the tid,
-       * and claim again against the same deadline. */
-      int32_t mine = tid;
-      atomic_compare_exchange_strong_explicit(
-          slot_word(pool, s, WTP_S_TID), &mine, old_tid, memory_order_relaxed,
-          memory_order_relaxed);
-      continue;
-    }
+    if (!publish(pool, s, tid, start_arg)) continue;
 
-    if (dispatch) {
-      /* Only an owner gets here (claim_slot re-checks for non-owners). The
-       * flag is the value read at the claim, not re-read here. */
-      if (sp->dispatch == NULL ||
-          sp->dispatch(sp->ctx, s, tid, start_arg) != 0) {
-        int released;
-        wtp_slot_release_if_running(pool, s, tid, &released);
-        res.reason = WTP_REASON_DISPATCH_FAILED;
-        return res;
-      }
-    } else {
-      /* Wake its server: one server per slot, wake one. */
-      wtp__unpark_one(slot_word_ptr(pool, s, WTP_S_STATE));
-    }
-    increment_statistic(pool, WTP_H_SPAWNED);
-    if (cs.waited) increment_statistic(pool, WTP_H_WAITED);
+    res.reason = dispatch_thread(sp, s, tid, start_arg, dispatch, cs.waited);
+    if (res.reason != WTP_REASON_NONE) return res;
     res.tid = tid;
     res.slot = slot;
     return res;

@@ -286,3 +286,63 @@ describe("native spawner result array", { skip: !IMPLEMENTATIONS.includes("nativ
     assert.equal(typeof spawner, "object");
   });
 });
+
+// createSpawner reads its arguments through one table (src/binding.c,
+// spawner_args): every entry, given a bad value, throws its own error naming
+// the argument, in the table's order, and the arguments that pass make a
+// spawner.
+describe("native createSpawner's arguments", { skip: !IMPLEMENTATIONS.includes("native") }, () => {
+  const good = (pool, handle) => [handle, 0, false, null, null, new Int32Array(new SharedArrayBuffer(4)), 0, pool.control];
+  const bad = [
+    [6, "threadId 1.5", 1.5, TypeError, /^threadId must be an int32$/],
+    [6, "threadId a string", "1", TypeError, /^threadId must be an int32$/],
+    [7, "control of another pool", null, TypeError, /^control is not the typed array of this pool$/],
+    [7, "control a plain array", [0], TypeError, /^pool\.control must be an Int32Array$/],
+    [1, "spawnWaitMs a string", "5", TypeError, /^pool\.spawnWaitMs must be a number$/],
+    [1, "spawnWaitMs -1", -1, RangeError, /^pool\.spawnWaitMs must be a finite, non-negative number of milliseconds\.$/],
+    [1, "spawnWaitMs NaN", NaN, RangeError, /^pool\.spawnWaitMs must be a finite/],
+    [1, "spawnWaitMs Infinity", Infinity, RangeError, /^pool\.spawnWaitMs must be a finite/],
+    [2, "owner 1", 1, TypeError, /^owner must be a boolean$/],
+    [3, "grow an object", {}, TypeError, /^grow must be a function$/],
+    [4, "dispatchMessage a number", 3, TypeError, /^dispatchMessage must be a function$/],
+    [5, "out a Uint32Array", new Uint32Array(new SharedArrayBuffer(4)), TypeError, /^out must be an Int32Array of one element$/],
+    [5, "out empty", new Int32Array(new SharedArrayBuffer(0)), TypeError, /^out must be an Int32Array of one element$/],
+    [5, "out over an ArrayBuffer", new Int32Array(1), TypeError, /^out must be an Int32Array over a SharedArrayBuffer$/],
+  ];
+  for (const [index, label, value, cls, message] of bad) {
+    it(`${label}: ${cls.name} naming it`, () => {
+      const { binding } = native;
+      const pool = createPool("native", { capacity: 1 });
+      const handle = binding.open(pool.control);
+      const args = good(pool, handle);
+      args[index] = value === null ? createPool("native", { capacity: 1 }).control : value;
+      assert.throws(
+        () => binding.createSpawner(...args),
+        (error) => error instanceof cls && message.test(error.message),
+      );
+    });
+  }
+
+  it("the first bad argument in the table's order is the one reported", () => {
+    const { binding } = native;
+    const pool = createPool("native", { capacity: 1 });
+    const args = good(pool, binding.open(pool.control));
+    args[5] = new Int32Array(1); // out: last in the table
+    args[2] = 1; // owner: before out
+    args[6] = 0.5; // threadId: first
+    assert.throws(() => binding.createSpawner(...args), /^TypeError: threadId/);
+    args[6] = 0;
+    assert.throws(() => binding.createSpawner(...args), /^TypeError: owner/);
+    args[2] = true;
+    assert.throws(() => binding.createSpawner(...args), /^TypeError: out/);
+  });
+
+  it("functions for grow and dispatchMessage, undefined for neither, are accepted", () => {
+    const { binding } = native;
+    const pool = createPool("native", { capacity: 1 });
+    const args = good(pool, binding.open(pool.control));
+    args[3] = () => {};
+    args[4] = undefined;
+    assert.equal(typeof binding.createSpawner(...args), "object");
+  });
+});

@@ -330,7 +330,7 @@ test("the browser worker chain imports no node: module and no addon", () => {
     }
   };
   visit(new URL("../lib/wasiThreadBrowserWorker.mjs", import.meta.url));
-  assert.ok([...seen].some((href) => href.endsWith("/lib/pool-api.js")));
+  assert.ok([...seen].some((href) => href.endsWith("/lib/pool-internal.js")));
   assert.ok([...seen].some((href) => href.endsWith("/lib/runtime.js")));
 });
 
