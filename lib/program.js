@@ -54,6 +54,9 @@ function normalizeArgs(args) {
   if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
     fail(TypeError, "options.args must be an array of strings (args[0] is the program's name).");
   }
+  args.forEach((arg, i) => {
+    if (arg.includes("\0")) fail(TypeError, `options.args[${i}] contains a NUL character, which WASI cannot pass.`);
+  });
   return args.length === 0 ? ["program"] : args;
 }
 
@@ -66,6 +69,9 @@ function normalizeEnv(env) {
   for (const [key, value] of Object.entries(env)) {
     if (typeof value !== "string") fail(TypeError, `options.env.${key} must be a string.`);
     if (key.includes("=")) fail(TypeError, `options.env name ${JSON.stringify(key)} contains "=".`);
+    if (key.includes("\0") || value.includes("\0")) {
+      fail(TypeError, `options.env.${key} contains a NUL character, which WASI cannot pass.`);
+    }
     out[key] = value;
   }
   return out;
