@@ -15,11 +15,14 @@
 
 import { watToBytes } from "../fixtures/build.js";
 
-function memoryDecl(plain) {
+// The memory's and thread-spawn's imports (threaded), or the memory's
+// definition, which comes after every import (plain).
+function memoryImports(plain) {
   return plain
-    ? '(memory (export "memory") 1 4)'
+    ? ""
     : '(import "env" "memory" (memory 1 4 shared))\n  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))';
 }
+const memoryDefinition = (plain) => (plain ? '(memory (export "memory") 1 4)' : "");
 
 const PREVIEW1 = '"wasi_snapshot_preview1"';
 
@@ -28,7 +31,7 @@ const PREVIEW1 = '"wasi_snapshot_preview1"';
 // 0x8000 file buffer.
 export function showSource({ plain = false, exitCode = 0 } = {}) {
   return `(module
-  ${memoryDecl(plain)}
+  ${memoryImports(plain)}
   (import ${PREVIEW1} "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import ${PREVIEW1} "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (import ${PREVIEW1} "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))
@@ -37,6 +40,7 @@ export function showSource({ plain = false, exitCode = 0 } = {}) {
   (import ${PREVIEW1} "environ_get" (func $environ_get (param i32 i32) (result i32)))
   (import ${PREVIEW1} "path_open" (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
   (import ${PREVIEW1} "proc_exit" (func $proc_exit (param i32)))
+  ${memoryDefinition(plain)}
   (data (i32.const 64) "#env\\n")
   (data (i32.const 72) "#file\\n")
   (data (i32.const 80) "hello.txt")
@@ -82,8 +86,9 @@ export function exitSource(code, { plain = false, onThread = false } = {}) {
     (loop $again (drop (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const -1))) (br $again))`
     : `(call $proc_exit (i32.const ${code}))`;
   return `(module
-  ${memoryDecl(plain)}
+  ${memoryImports(plain)}
   (import ${PREVIEW1} "proc_exit" (func $proc_exit (param i32)))
+  ${memoryDefinition(plain)}
   (func (export "_start") ${start})
   ${plain ? "" : `(func (export "wasi_thread_start") (param i32 i32) (call $proc_exit (i32.const ${code})))`})`;
 }
