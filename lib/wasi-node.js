@@ -4,7 +4,8 @@
 //
 // WASI preview1 is Node's own node:wasi (uvwasi underneath): real clocks,
 // random from the OS, args, env and preopened directories. One WASI object
-// per thread, initialised over the program's shared memory. Replaced, where a
+// per thread, initialised over the program's shared memory (a single-threaded
+// program: its one thread, over its own non-shared memory). Replaced, where a
 // program of many threads needs something else (docs/runner.md):
 //   - proc_exit ends the whole program (lib/program-control.js), not a thread;
 //   - fd_read on fd 0 takes bytes the supervisor hands over through shared
