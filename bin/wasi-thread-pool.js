@@ -1,124 +1,58 @@
 #!/usr/bin/env node
-// wasi-thread-pool run app.wasm [options] [-- args...]: runs a wasi-threads
-// program with runWasiThreadsProgram and exits with its exit code.
+// wasi-thread-pool [run] [OPTIONS] <WASM> [ARGS]...: runs a WASI command
+// program with runWasiThreadsProgram and exits with its exit code. The
+// command line is wasmtime's (lib/program-cli.js).
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-
-const HELP = `Usage: wasi-thread-pool run <app.wasm> [options] [--] [args...]
-
-Runs a wasi-threads command program (a module that exports _start, imports
-one shared memory and wasi.thread-spawn) with WASI preview1, and exits with
-the program's exit code.
-
-The program's stdin, stdout and stderr are this process's. proc_exit(n) on
-any thread ends every thread and exits with n; _start returning exits with 0;
-a trap on any thread ends every thread, prints which thread trapped and why on
-stderr, and exits with 134.
-
-Options:
-  --env NAME=VALUE        set an environment variable of the program (repeatable;
-                          the program sees no other variable)
-  --dir GUEST::HOST       preopen host directory HOST as GUEST (repeatable);
-                          --dir DIR is --dir DIR::DIR
-  --pool N                at most N pool workers alive at once (default 1024)
-  --implementation IMPL   the pool's waits: native (the addon; default when it
-                          loads) or js
-  -h, --help              show this help
-
-Options may come before or after the program file. The program's arguments
-come after --; without --, they start at the first argument after the file
-that is not an option above. The program's args[0] is the file's base name.
-
-Example:
-  npx wasi-thread-pool run app.wasm --env LANES=8 --dir /data::./data -- input.txt
-`;
+import { HELP, UsageError, parseCommandLine } from "../lib/program-cli.js";
 
 function usage(message) {
   process.stderr.write(`wasi-thread-pool: ${message}\n\nRun wasi-thread-pool --help for usage.\n`);
   process.exit(2);
 }
 
-function parse(argv) {
-  if (argv.length === 0 || argv[0] === "-h" || argv[0] === "--help") {
-    process.stdout.write(HELP);
-    process.exit(argv.length === 0 ? 2 : 0);
-  }
-  if (argv[0] !== "run") usage(`unknown command ${JSON.stringify(argv[0])} (the only command is "run").`);
-  const opts = { env: {}, preopens: {}, poolSize: undefined, implementation: undefined, file: null, args: [] };
-  let i = 1;
-  const value = (flag) => {
-    if (i + 1 >= argv.length) usage(`${flag} needs a value.`);
-    return argv[++i];
-  };
-  for (; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "--") {
-      i++;
-      break;
-    }
-    if (arg === "-h" || arg === "--help") {
-      process.stdout.write(HELP);
-      process.exit(0);
-    }
-    const [flag, inline] =
-      arg.startsWith("--") && arg.includes("=")
-        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-        : [arg, undefined];
-    const take = () => inline ?? value(flag);
-    if (flag === "--env") {
-      const pair = take();
-      const eq = pair.indexOf("=");
-      if (eq <= 0) usage(`--env needs NAME=VALUE (got ${JSON.stringify(pair)}).`);
-      opts.env[pair.slice(0, eq)] = pair.slice(eq + 1);
-    } else if (flag === "--dir") {
-      const spec = take();
-      const sep = spec.indexOf("::");
-      const [guest, host] = sep >= 0 ? [spec.slice(0, sep), spec.slice(sep + 2)] : [spec, spec];
-      if (!guest || !host) usage(`--dir needs GUEST::HOST (got ${JSON.stringify(spec)}).`);
-      opts.preopens[guest] = host;
-    } else if (flag === "--pool") {
-      const n = Number(take());
-      if (!Number.isInteger(n) || n < 1) usage("--pool needs a positive integer.");
-      opts.poolSize = n;
-    } else if (flag === "--implementation") {
-      const impl = take();
-      if (impl !== "native" && impl !== "js") usage('--implementation is "native" or "js".');
-      opts.implementation = impl;
-    } else if (arg.startsWith("-") && opts.file === null) {
-      usage(`unknown option ${arg}.`);
-    } else if (opts.file === null) {
-      opts.file = arg;
-    } else {
-      break; // the program's arguments start here
-    }
-  }
-  if (opts.file === null) {
-    if (i < argv.length) opts.file = argv[i++];
-    else usage("no program given.");
-  }
-  opts.args = argv.slice(i);
-  return opts;
+if (process.argv.length === 2) {
+  process.stderr.write(HELP);
+  process.exit(2);
+}
+let opts;
+try {
+  opts = parseCommandLine(process.argv.slice(2), process.env);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  usage(error.message);
+}
+if (opts.action === "help") {
+  process.stdout.write(HELP);
+  process.exit(0);
+}
+if (opts.action === "version") {
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  process.stdout.write(`wasi-thread-pool ${version}\n`);
+  process.exit(0);
 }
 
-const opts = parse(process.argv.slice(2));
 let bytes;
 try {
   bytes = readFileSync(opts.file);
 } catch (error) {
-  usage(`cannot read ${opts.file}: ${error.message}`);
+  process.stderr.write(`wasi-thread-pool: cannot read the module ${opts.file}: ${error.message}\n`);
+  process.exit(1);
 }
 
 const { runWasiThreadsProgram } = await import("../lib/index.js");
 try {
   const { exitCode } = await runWasiThreadsProgram(bytes, {
-    args: [basename(opts.file), ...opts.args],
+    args: [opts.argv0 ?? basename(opts.file), ...opts.args],
     env: opts.env,
     preopens: opts.preopens,
     poolSize: opts.poolSize,
     implementation: opts.implementation,
+    // TODO(issue 19, spawn limit): the option itself comes from branch spawn19.
+    ...(opts.maxThreads !== undefined ? { maxThreads: opts.maxThreads } : {}),
   });
-  process.exitCode = exitCode & 0xff;
+  process.exitCode = exitCode;
 } catch (error) {
   process.stderr.write(`wasi-thread-pool: ${error.message}\n`);
   process.exitCode = 1;

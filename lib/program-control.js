@@ -9,7 +9,9 @@
 //
 // Words:
 //   C_STATE      RUNNING until the program ends. The first thread to CAS it
-//                RUNNING -> EXITED or TRAPPED decides how the program ended;
+//                RUNNING -> EXITED, TRAPPED or FAILED decides how the program
+//                ended (FAILED: proc_exit outside [0..126), an error as in
+//                wasmtime, its text in the text area);
 //                every other ending loses the CAS and parks.
 //   C_EXIT_CODE  written (once) by the CAS winner before it rings.
 //   C_DOORBELL   incremented, then notified, by every thread that wants the
@@ -55,6 +57,11 @@ export const CONTROL_WORDS = 16;
 export const STATE_RUNNING = 0;
 export const STATE_EXITED = 1;
 export const STATE_TRAPPED = 2;
+export const STATE_FAILED = 3;
+
+// WASI's exit statuses, as wasmtime checks them: proc_exit(n) for n outside
+// [0, MAX_EXIT_STATUS) is an error of the program (exit 1), not its status.
+export const MAX_EXIT_STATUS = 126;
 
 export const STDIN_EMPTY = 0;
 export const STDIN_REQUESTED = 1;
@@ -157,11 +164,16 @@ export function parkForever(control) {
   for (;;) Atomics.wait(control, C_PARK, 0);
 }
 
-// Ends the program with `code` unless it has ended already; never returns.
+// Ends the program with exit status `code` (proc_exit's u32) unless it has
+// ended already; a status outside [0..126) ends it as a failure. Never returns.
 export function endProgram(program, code) {
+  const status = code >>> 0;
+  if (status >= MAX_EXIT_STATUS) {
+    endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`);
+  }
   const { control } = program;
   if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
-    Atomics.store(control, C_EXIT_CODE, code | 0);
+    Atomics.store(control, C_EXIT_CODE, status);
     ring(control);
   }
   parkForever(control);
@@ -170,9 +182,13 @@ export function endProgram(program, code) {
 // Ends the program with a trap on `thread` (text for the user) unless it has
 // ended already; never returns.
 export function trapProgram(program, thread, error) {
+  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
+}
+
+function endWithText(program, state, message) {
   const { control, trapText } = program;
-  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_TRAPPED) === STATE_RUNNING) {
-    const text = new TextEncoder().encode(`${thread} trapped: ${error?.stack ?? String(error)}`);
+  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING) {
+    const text = new TextEncoder().encode(message);
     const length = Math.min(text.length, trapText.length);
     trapText.set(text.subarray(0, length));
     Atomics.store(control, C_TRAP_LEN, length);

@@ -3,9 +3,12 @@
 // thread) can stop it whatever it is doing: worker.terminate() interrupts
 // wasm code in a loop and Atomics.wait alike.
 //
-// workerData: {wasmModule, memory, pool, processState, execArgv}
+// workerData: {wasmModule, memory, plainMemory, pool, processState, execArgv}
 // It grows the pool with lib/worker-node.js workers whose runtime is
 // lib/wasi-node.js, and never returns: _start's end ends the program.
+// A plain program (pool null) runs here alone: memory is null, and
+// plainMemory is the non-shared memory it imports ({initial, maximum}) or
+// null when it defines its own.
 
 import { Worker, workerData } from "node:worker_threads";
 import "./native-backend.js";
@@ -15,7 +18,7 @@ import { runProgramMain } from "./wasi-node.js";
 // No Liftoff step here: lib/program.js compiled the guest with
 // compileWasiThreadGuest, which protected the process first.
 
-const { wasmModule, memory, pool, processState, execArgv } = workerData;
+const { wasmModule, memory, plainMemory, pool, processState, execArgv } = workerData;
 const POOL_WORKER_URL = new URL("./worker-node.js", import.meta.url);
 const RUNTIME_URL = new URL("./wasi-node.js", import.meta.url).href;
 
@@ -42,5 +45,12 @@ function grow(slot) {
   worker.on("error", () => {});
 }
 
-const spawn = bindWasiThreadPool(pool).createSpawn({ owner: true, grow });
-runProgramMain({ wasmModule, memory, processState, threadSpawn: (startArg) => spawn(startArg).tid });
+if (pool === null) {
+  const ownMemory = plainMemory
+    ? new WebAssembly.Memory({ initial: plainMemory.initial, maximum: plainMemory.maximum ?? undefined })
+    : null;
+  runProgramMain({ wasmModule, memory: ownMemory, processState, threadSpawn: null });
+} else {
+  const spawn = bindWasiThreadPool(pool).createSpawn({ owner: true, grow });
+  runProgramMain({ wasmModule, memory, processState, threadSpawn: (startArg) => spawn(startArg).tid });
+}

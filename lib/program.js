@@ -12,7 +12,7 @@
 // wakes native waits, and terminates the main thread's worker, which ends
 // every pool worker with it; then it resolves {exitCode}.
 
-import { write } from "node:fs";
+import { statSync, write } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { native } from "./binding.js";
 import { compileWasiThreadGuest } from "./liftoff.js";
@@ -27,6 +27,7 @@ import {
   C_STDIN_POS,
   C_STDIN_STATE,
   C_TRAP_LEN,
+  STATE_FAILED,
   STATE_RUNNING,
   STATE_TRAPPED,
   STDIN_EOF,
@@ -35,13 +36,16 @@ import {
   createProgramControl,
   drainOutputRing,
 } from "./program-control.js";
-import { describeProgramMemory } from "./wasm-memory.js";
+import { checkProgramImports } from "./program-link.js";
+import { declarationsOf, describePlainMemory, describeProgramMemory } from "./wasm-memory.js";
 
 const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
 const DEFAULT_POOL_CAPACITY = 1024;
 
 // A trap ends the program the way an abort ends a process: 128 + SIGABRT.
 export const TRAP_EXIT_CODE = 134;
+// proc_exit outside [0..126): an error, as wasmtime reports it.
+const FAILED_EXIT_CODE = 1;
 
 const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "implementation"];
 
@@ -54,6 +58,9 @@ function normalizeArgs(args) {
   if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
     fail(TypeError, "options.args must be an array of strings (args[0] is the program's name).");
   }
+  args.forEach((arg, i) => {
+    if (arg.includes("\0")) fail(TypeError, `options.args[${i}] contains a NUL character, which WASI cannot pass.`);
+  });
   return args.length === 0 ? ["program"] : args;
 }
 
@@ -66,6 +73,9 @@ function normalizeEnv(env) {
   for (const [key, value] of Object.entries(env)) {
     if (typeof value !== "string") fail(TypeError, `options.env.${key} must be a string.`);
     if (key.includes("=")) fail(TypeError, `options.env name ${JSON.stringify(key)} contains "=".`);
+    if (key.includes("\0") || value.includes("\0")) {
+      fail(TypeError, `options.env.${key} contains a NUL character, which WASI cannot pass.`);
+    }
     out[key] = value;
   }
   return out;
@@ -78,6 +88,14 @@ function normalizePreopens(preopens) {
   }
   for (const [guest, host] of Object.entries(preopens)) {
     if (typeof host !== "string") fail(TypeError, `options.preopens[${JSON.stringify(guest)}] must be a string.`);
+    // Refused before the program starts, as wasmtime refuses a --dir it cannot open.
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(host).isDirectory();
+    } catch {
+      // not there, or not reachable: said below
+    }
+    if (!isDirectory) fail(Error, `cannot open directory ${JSON.stringify(host)} (preopened as ${JSON.stringify(guest)}).`);
   }
   return { ...preopens };
 }
@@ -131,7 +149,14 @@ function normalizeOptions(options) {
 }
 
 async function loadProgram(wasm) {
-  const memory = describeProgramMemory(wasm); // throws TypeError with the reason
+  const declarations = declarationsOf(wasm); // throws TypeError with the reason
+  // A wasi-threads program (it imports thread-spawn or a shared memory): one
+  // imported shared memory (TypeError otherwise). A plain program: its own
+  // memory, or one imported non-shared memory, on one thread.
+  const threaded =
+    declarations.all.some((e) => e.module === "wasi" && e.name === "thread-spawn") || declarations.imports.some((m) => m.shared);
+  const memory = threaded ? describeProgramMemory(wasm) : describePlainMemory(declarations);
+  checkProgramImports(declarations.all, { threaded }); // WebAssembly.LinkError naming the import
   let wasmModule;
   if (wasm instanceof WebAssembly.Module) {
     wasmModule = wasm; // compiled by compileWasiThreadGuest (or describeProgramMemory threw)
@@ -147,7 +172,7 @@ async function loadProgram(wasm) {
         'exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
     );
   }
-  return { wasmModule, memory };
+  return { wasmModule, memory, threaded };
 }
 
 // Hands stdin to the program's readers, chunk by chunk, only when one asks.
@@ -227,13 +252,14 @@ function createStdinFeeder(source, control, stdinBuffer) {
 
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
-  const { wasmModule, memory: memoryType } = await loadProgram(wasm);
-  const memory = new WebAssembly.Memory({
-    initial: memoryType.initial,
-    maximum: memoryType.maximum,
-    shared: true,
-  });
-  const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
+  const { wasmModule, memory: memoryType, threaded } = await loadProgram(wasm);
+  // A plain program has no pool: its one thread is the main thread's worker,
+  // which makes its memory (a non-shared one cannot be sent to a worker).
+  const memory = threaded
+    ? new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true })
+    : null;
+  const plainMemory = threaded ? null : memoryType;
+  const pool = threaded ? createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation }) : null;
   const { control, stdinBuffer, trapText, outRing } = createProgramControl({
     outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
   });
@@ -257,7 +283,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   const execArgv = workerExecArgv(process.execArgv);
   const worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv,
-    workerData: { wasmModule, memory, pool, processState: { program }, execArgv },
+    workerData: { wasmModule, memory, plainMemory, pool, processState: { program }, execArgv },
   });
   const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
 
@@ -317,6 +343,11 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     await writeStderr(`wasi-thread-pool: ${text}\n`);
     return { exitCode: TRAP_EXIT_CODE };
   }
+  if (state === STATE_FAILED) {
+    const text = new TextDecoder().decode(trapText.slice(0, Atomics.load(control, C_TRAP_LEN)));
+    await writeStderr(`wasi-thread-pool: ${text}\n`);
+    return { exitCode: FAILED_EXIT_CODE };
+  }
   return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
 }
 
@@ -324,6 +355,10 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
 // more, native waits return, and the main thread's worker (with every pool
 // worker under it) is terminated.
 async function stopProgram(pool, worker) {
+  if (pool === null) {
+    await worker.terminate(); // a plain program: its one thread
+    return;
+  }
   const nativePool = native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native";
   // Closed: every spawn on any thread declines and no worker is grown any
   // more; every slot in service is retired (idle serve loops return).

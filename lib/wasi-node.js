@@ -4,7 +4,8 @@
 //
 // WASI preview1 is Node's own node:wasi (uvwasi underneath): real clocks,
 // random from the OS, args, env and preopened directories. One WASI object
-// per thread, initialised over the program's shared memory. Replaced, where a
+// per thread, initialised over the program's shared memory (a single-threaded
+// program: its one thread, over its own non-shared memory). Replaced, where a
 // program of many threads needs something else (docs/runner.md):
 //   - proc_exit ends the whole program (lib/program-control.js), not a thread;
 //   - fd_read on fd 0 takes bytes the supervisor hands over through shared
@@ -63,7 +64,7 @@ const writeAllSync = (fd, bytes) => writeAllToFd(fd, bytes, 10000);
 
 function memoryImportOf(wasmModule) {
   const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
-  return entry ? { module: entry.module, name: entry.name } : { module: "env", name: "memory" };
+  return entry ? { module: entry.module, name: entry.name } : null;
 }
 
 // Gathers the bytes of an iovec array.
@@ -87,7 +88,11 @@ function gather(memory, iovs, count) {
   return out;
 }
 
-function createImports({ wasmModule, memory, program, threadSpawn }) {
+// memory: the program's memory, or null when the module defines its own (a
+// plain program): attachMemory(instance.exports.memory) then binds WASI to
+// it before the program runs. The imports read `memory` at every call, never
+// a buffer kept across one (a non-shared memory's buffer moves when it grows).
+function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }) {
   const wasi = new WASI({
     version: "preview1",
     args: program.args,
@@ -95,7 +100,12 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     preopens: program.preopens,
     returnOnExit: false,
   });
-  wasi.initialize({ exports: { memory } });
+  let memory = givenMemory;
+  const attachMemory = (programMemory) => {
+    memory = programMemory;
+    wasi.initialize({ exports: { memory } });
+  };
+  if (memory) attachMemory(memory);
   const base = wasi.wasiImport;
   const own = { ...base };
   const outFd = { 1: program.stdoutFd, 2: program.stderrFd };
@@ -179,18 +189,21 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     return ERRNO_SUCCESS;
   };
 
-  const { module, name } = memoryImportOf(wasmModule);
-  const imports = {
-    wasi_snapshot_preview1: own,
-    wasi: {
+  const imports = { wasi_snapshot_preview1: own };
+  if (threadSpawn !== null) {
+    imports.wasi = {
       "thread-spawn": (startArg) => {
         if (programEnded(program)) parkForever(program.control);
         return threadSpawn(startArg);
       },
-    },
-  };
-  imports[module] = { ...imports[module], [name]: memory };
-  return imports;
+    };
+  }
+  const memoryImport = memoryImportOf(wasmModule);
+  if (memoryImport && memory) {
+    const { module, name } = memoryImport;
+    imports[module] = { ...imports[module], [name]: memory };
+  }
+  return { imports, attachMemory };
 }
 
 function programOf(processState) {
@@ -206,7 +219,7 @@ function programOf(processState) {
 // wasi_thread_start that turns a trap into the end of the whole program.
 export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
   const program = programOf(processState);
-  const imports = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
+  const { imports } = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
   return {
     imports,
     instantiate() {
@@ -239,14 +252,18 @@ export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState
 // For lib/program-worker.js: instantiates the guest's main thread and runs
 // _start; its return ends the program with 0, a trap ends it as a trap.
 // Never returns.
+// A plain program (threadSpawn null, no shared memory): memory is its
+// imported non-shared memory, or null when it defines its own.
 export function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
   const program = programOf(processState);
+  const { imports, attachMemory } = createImports({ wasmModule, memory, program, threadSpawn });
   let instance;
   try {
-    instance = new WebAssembly.Instance(wasmModule, createImports({ wasmModule, memory, program, threadSpawn }));
+    instance = new WebAssembly.Instance(wasmModule, imports);
   } catch (error) {
     trapProgram(program, "the main thread (instantiation)", error);
   }
+  if (!memory) attachMemory(instance.exports.memory ?? new WebAssembly.Memory({ initial: 0 }));
   try {
     instance.exports._start();
   } catch (error) {

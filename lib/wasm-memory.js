@@ -6,6 +6,7 @@
 // (pages), or throws a TypeError that says why the program cannot run with a
 // memory shared between threads.
 
+const SECTION_TYPE = 1;
 const SECTION_IMPORT = 2;
 const SECTION_MEMORY = 5;
 const KIND_FUNC = 0;
@@ -56,9 +57,48 @@ class Reader {
   }
 
   // A value type: one byte, or a reference type with a heap type index.
+  // Returns its name in the text format ("i32", ...; "ref" for the rest).
   valtype() {
     const b = this.byte();
     if (b === 0x63 || b === 0x64) this.u(); // (ref null? ht): typed function references
+    return VALUE_TYPES[b] ?? "ref";
+  }
+
+  // A function type's params and results; null for any other composite
+  // type (a GC struct or array), whose layout is not needed here.
+  functype() {
+    const vec = () => Array.from({ length: this.u() }, () => this.valtype());
+    return { params: vec(), results: vec() };
+  }
+
+  // One entry of the type section (a rec group holds several).
+  types(out) {
+    const form = this.byte();
+    if (form === 0x60) out.push(this.functype());
+    else if (form === 0x4e) {
+      const count = this.u();
+      for (let i = 0; i < count; i++) this.types(out);
+    } else if (form === 0x50 || form === 0x4f) {
+      const supers = this.u();
+      for (let i = 0; i < supers; i++) this.u();
+      this.types(out);
+    } else throw new TypeError(`wasm binary has a type of form 0x${form.toString(16)} not read here.`);
+  }
+}
+
+const VALUE_TYPES = { 0x7f: "i32", 0x7e: "i64", 0x7d: "f32", 0x7c: "f64", 0x7b: "v128", 0x70: "funcref", 0x6f: "externref" };
+const KIND_NAMES = ["function", "table", "memory", "global", "tag"];
+
+// The type section: every function type by index, or null when it holds a
+// form this reader does not follow (signatures are then not checked).
+function readTypes(r) {
+  const types = [];
+  try {
+    const count = r.u();
+    for (let i = 0; i < count; i++) r.types(types);
+    return types;
+  } catch {
+    return null;
   }
 }
 
@@ -71,7 +111,10 @@ function toBytes(wasm) {
   throw new TypeError("wasm must be the program's bytes (Uint8Array, ArrayBuffer) or a WebAssembly.Module.");
 }
 
-// Every memory the binary imports and whether it defines any.
+// Every memory the binary imports and whether it defines any; with them,
+// every import (`all`: {module, name, kind, type}, type a function's
+// {params, results} or null when not known) for the link check
+// (lib/program-link.js).
 export function readMemoryDeclarations(wasm) {
   const bytes = toBytes(wasm);
   const r = new Reader(bytes);
@@ -80,19 +123,24 @@ export function readMemoryDeclarations(wasm) {
   for (const b of magic) if (r.byte() !== b) throw new TypeError("not a wasm binary (bad magic).");
   r.pos = 8;
   const imports = [];
+  const all = [];
+  let types = [];
   let defined = 0;
   while (r.pos < bytes.length) {
     const id = r.byte();
     const size = r.u();
     const end = r.pos + size;
     if (end > bytes.length) throw new TypeError("wasm binary is truncated.");
-    if (id === SECTION_IMPORT) {
+    if (id === SECTION_TYPE) {
+      types = readTypes(r);
+    } else if (id === SECTION_IMPORT) {
       const count = r.u();
       for (let i = 0; i < count; i++) {
         const module = r.name();
         const name = r.name();
         const kind = r.byte();
-        if (kind === KIND_FUNC) r.u();
+        all.push({ module, name, kind: KIND_NAMES[kind] ?? "unknown", type: null });
+        if (kind === KIND_FUNC) all.at(-1).type = types?.[r.u()] ?? null;
         else if (kind === KIND_TABLE) {
           r.valtype();
           r.limits();
@@ -110,7 +158,7 @@ export function readMemoryDeclarations(wasm) {
     }
     r.pos = end;
   }
-  return { imports, defined };
+  return { imports, defined, all };
 }
 
 // Modules compiled by the package's compileWasiThreadGuest(Sync)
@@ -126,7 +174,7 @@ export function noteCompiledModule(module, bytes) {
   }
 }
 
-function declarationsOf(wasm) {
+export function declarationsOf(wasm) {
   if (typeof WebAssembly !== "undefined" && wasm instanceof WebAssembly.Module) {
     const known = compiled.get(wasm);
     if (known) return known;
@@ -136,6 +184,20 @@ function declarationsOf(wasm) {
     );
   }
   return readMemoryDeclarations(wasm);
+}
+
+// The memory of a plain (single-threaded) WASI program: {initial, maximum}
+// of the one non-shared memory it imports, or null when it defines its own
+// (or has none). Throws a TypeError for what the runner cannot give it.
+export function describePlainMemory({ imports, defined }) {
+  if (imports.length + defined > 1) {
+    throw new TypeError(`This program has ${imports.length + defined} memories; a WASI program has one.`);
+  }
+  if (imports.length === 0) return null;
+  const [mem] = imports;
+  const where = `"${mem.module}" "${mem.name}"`;
+  if (mem.memory64) throw new TypeError(`This program's memory ${where} is a 64-bit memory, which is not supported.`);
+  return { module: mem.module, name: mem.name, initial: mem.initial, maximum: mem.maximum, shared: false };
 }
 
 // The one shared memory a wasi-threads program must import.

@@ -14,13 +14,19 @@
 #                             arm64 Node in (scripts/qemu-arm64.sh)
 #   musl-tools                the C tests on musl (scripts/musl-c.sh)
 #   wine64                    win32-x64 under Wine (scripts/wine-win64.sh)
+#   clang-19 lld-19           C programs for ../shared/wasi-threads-sysroot
+#   libclang-rt-19-dev-wasm32 (test/program-plain.test.js; clang-14 cannot link them)
+#   rustc-web cargo-web       Rust 1.96 and its std's source, to build the
+#   rust-web-src              wasm32-wasip1-threads crate of the cargo runner test
+#                             offline with -Zbuild-std (test/cargo-runner.test.js)
 # Then the arm64 Node for scripts/qemu-arm64.sh and the Windows Node (and a
 # Wine prefix) for scripts/wine-win64.sh, from the npm registry, so that the
 # tests themselves download nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
-  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools wine64)
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools wine64
+  clang-19 lld-19 libclang-rt-19-dev-wasm32 rustc-web cargo-web rust-web-src)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

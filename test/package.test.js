@@ -83,6 +83,8 @@ const REQUIRED = [
   "lib/program.js",
   "lib/program-worker.js",
   "lib/wasi-node.js",
+  "lib/program-cli.js",
+  "lib/program-link.js",
   "bin/wasi-thread-pool.js",
   "src/binding.c",
   "types/index.d.ts",

@@ -42,7 +42,7 @@ describe("a Zig 0.11 program through the CLI", { skip }, () => {
 
   before(async () => {
     if (!existsSync(WASM)) execFileSync("sh", ["scripts/build-zig-guest.sh"], { cwd: ROOT, stdio: "inherit" });
-    reference = await cli(["run", "--env", "GREETING=hello from zig", WASM, "--", "1"]);
+    reference = await cli(["run", "--env", "GREETING=hello from zig", WASM, "1"]);
   });
 
   test("one thread: the program's output and its proc_exit(7)", () => {
@@ -56,7 +56,7 @@ describe("a Zig 0.11 program through the CLI", { skip }, () => {
   for (const implementation of IMPLEMENTATIONS) {
     for (const lanes of ["4", "8"]) {
       test(`${lanes} threads on the ${implementation} pool: the same output and exit code`, async () => {
-        const r = await cli(["run", "--implementation", implementation, "--env", "GREETING=hello from zig", WASM, "--", lanes]);
+        const r = await cli(["run", "--implementation", implementation, "--env", "GREETING=hello from zig", WASM, lanes]);
         assert.equal(r.code, 7, r.stderr);
         assert.equal(r.stdout, reference.stdout);
         assert.equal(r.stderr, "");

@@ -188,8 +188,8 @@ describe("the wasi-thread-pool CLI", () => {
     });
   }
 
-  test("--dir GUEST::HOST preopens a directory", async () => {
-    const r = await run([CLI, "run", "--dir", `/files::${FILES}`, await wasmFile("preopen")], { end: true });
+  test("--dir HOST::GUEST preopens a directory", async () => {
+    const r = await run([CLI, "run", "--dir", `${FILES}::/files`, await wasmFile("preopen")], { end: true });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "hello from a preopened directory\n");
   });
@@ -197,7 +197,13 @@ describe("the wasi-thread-pool CLI", () => {
   test("--help documents the command and its options", async () => {
     const r = await run([CLI, "--help"], { end: true });
     assert.equal(r.code, 0);
-    for (const word of ["run <app.wasm>", "--env NAME=VALUE", "--dir GUEST::HOST", "--pool N", "--implementation"]) {
+    for (const word of [
+      "[run] [OPTIONS] <WASM> [ARGS]...",
+      "--env <NAME[=VAL]>",
+      "--dir <HOST_DIR[::GUEST_DIR]>",
+      "--pool <N>",
+      "--implementation",
+    ]) {
       assert.ok(r.stdout.includes(word), word);
     }
   });

@@ -37,7 +37,7 @@ export interface RunWasiThreadsProgramOptions {
 }
 
 export interface WasiProgramResult {
-  /** proc_exit's code; 0 when _start returned; 134 after a trap. */
+  /** proc_exit's code (0-125); 0 when _start returned; 1 for proc_exit outside [0, 126); 134 after a trap. */
   exitCode: number;
 }
 
@@ -45,10 +45,13 @@ export interface WasiProgramResult {
 export declare const TRAP_EXIT_CODE: 134;
 
 /**
- * Runs a wasi-threads command program (its bytes) with WASI's process
+ * Runs a WASI preview1 command program (its bytes) with WASI's process
  * semantics: proc_exit or a trap on any thread, or _start's return, ends every
- * thread. Rejects (TypeError/RangeError) only for bad options or a program it
- * cannot run (no shared imported memory, no _start).
+ * thread. A wasi-threads program runs on the pool; one without thread-spawn
+ * or a shared memory on one thread. Rejects only for bad options
+ * (TypeError/RangeError), a module it cannot link (WebAssembly.LinkError
+ * naming the import) or one it cannot run (TypeError: no _start, a
+ * wasi-threads program without one shared imported memory).
  */
 export declare function runWasiThreadsProgram(
   wasm: Uint8Array | ArrayBuffer | ArrayBufferView | WebAssembly.Module,

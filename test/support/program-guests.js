@@ -207,15 +207,15 @@ export function buildProgram(name) {
 // Modules the runner must refuse, with the words its error must contain.
 export const REFUSED = {
   "no-memory": {
-    source: `(module (func (export "_start")))`,
+    source: `(module (import "wasi" "thread-spawn" (func (param i32) (result i32))) (func (export "_start")))`,
     message: /has no memory/,
   },
   "own-memory": {
-    source: `(module (memory 1 1 shared) (func (export "_start")))`,
+    source: `(module (import "wasi" "thread-spawn" (func (param i32) (result i32))) (memory 1 1 shared) (func (export "_start")))`,
     message: /defines its own memory/,
   },
   "not-shared": {
-    source: `(module (import "env" "memory" (memory 1 1)) (func (export "_start")))`,
+    source: `(module (import "wasi" "thread-spawn" (func (param i32) (result i32))) (import "env" "memory" (memory 1 1)) (func (export "_start")))`,
     message: /without "shared"/,
   },
   "no-start": {

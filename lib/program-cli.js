@@ -1,0 +1,207 @@
+// The command line of bin/wasi-thread-pool.js, in wasmtime's forms
+// (`wasmtime run --help`, wasmtime 14 and later) for what the runner does:
+//
+//   wasi-thread-pool [run] [OPTIONS] [--] <WASM> [ARGS]...
+//
+// Options come before the module; every argument after it is the program's,
+// whatever it looks like (a `--` after the module too, as wasmtime passes it).
+// A `--` before the module ends the options. parseCommandLine never exits and
+// never prints: it returns what to do or throws a UsageError (exit 2).
+
+export class UsageError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const HELP = `Usage: wasi-thread-pool [run] [OPTIONS] <WASM> [ARGS]...
+
+Runs a WASI preview1 command module (one that exports _start): a wasi-threads
+program (one shared memory, wasi.thread-spawn) on a pool of worker threads, or
+a single-threaded one on one thread, and exits with the program's exit code.
+The command line follows \`wasmtime run\` for what this runner does.
+
+Arguments:
+  <WASM> [ARGS]...             the module, then the program's arguments: every
+                               argument after the module is the program's, a
+                               \`--\` too (a \`--\` before the module ends the
+                               options); args[0] is the module's base name
+
+Options (before the module):
+  --dir <HOST_DIR[::GUEST_DIR]>
+                               grant the program the host directory HOST_DIR,
+                               named GUEST_DIR in the guest (default: HOST_DIR
+                               as written); repeatable
+  --env <NAME[=VAL]>           set the program's environment variable NAME to
+                               VAL; --env NAME passes the host's value of NAME
+                               (none if the host has none); repeatable. The
+                               program sees no other variable
+  --argv0 <NAME>               the program's args[0] (default: the module's
+                               base name)
+  -S, --wasi <KEY[=VAL[,..]]>  WASI options; accepted: threads[=y] (threads
+                               are always on)
+  -W, --wasm <KEY[=VAL[,..]]>  wasm options; accepted: threads[=y]
+  --pool <N>                   at most N pool workers alive at once (default
+                               1024)
+  --implementation <IMPL>      the pool's waits: native (the addon; the default
+                               when it loads) or js
+  -h, --help                   show this help
+  -V, --version                show the version
+
+Exit status: the program's proc_exit code (0 when _start returns);
+proc_exit outside [0..126) is an error: 1. A trap on any thread: 134, with
+the thread and the trap on stderr. A module that cannot be linked (an import
+the runner does not provide, or a WASI import of the wrong type): 1, before
+it runs. A usage error: 2.
+
+The program's stdin, stdout and stderr are this process's. Not supported from
+wasmtime's options: --invoke, --preload, other -S/-W keys, and wasmtime's
+other option groups (-O, -C, -D).
+
+Example:
+  wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm input.txt
+
+As a cargo runner (README, "cargo run and cargo test"):
+  CARGO_TARGET_WASM32_WASIP1_THREADS_RUNNER="wasi-thread-pool run --dir . --env RUST_BACKTRACE"
+`;
+
+// -S / -W keys this runner accepts. Every value is a wasmtime boolean
+// (nothing, y, yes, true); turning threads off is refused: they are always on.
+const ACCEPTED_KEYS = { "-S": ["threads"], "-W": ["threads"] };
+const TRUE_WORDS = [undefined, "y", "yes", "true"];
+const FALSE_WORDS = ["n", "no", "false"];
+
+// Options that take a value: the long and short spellings.
+const VALUE_OPTIONS = new Map([
+  ["--dir", "--dir"],
+  ["--env", "--env"],
+  ["--argv0", "--argv0"],
+  ["--wasi", "-S"],
+  ["-S", "-S"],
+  ["--wasm", "-W"],
+  ["-W", "-W"],
+  ["--pool", "--pool"],
+  ["--implementation", "--implementation"],
+  // TODO(issue 19, spawn limit): the API option is being added on branch
+  // spawn19; this only parses it and passes it on as maxThreads.
+  ["--max-threads", "--max-threads"],
+]);
+
+const UNSUPPORTED = {
+  "--invoke": "the runner runs a command's _start only",
+  "--preload": "the runner links one module",
+  "--mapdir": "wasmtime's old GUEST::HOST form is gone: use --dir HOST::GUEST",
+};
+
+function checkNoNul(what, text) {
+  if (text.includes("\0")) throw new UsageError(`${what} contains a NUL character, which WASI cannot pass.`);
+}
+
+// "--dir=x" -> ["--dir", "x"]; "-Sthreads" / "-S=threads" -> ["-S", "threads"].
+function splitInline(arg) {
+  if (arg.startsWith("--")) {
+    const eq = arg.indexOf("=");
+    return eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+  }
+  if (/^-[SW]./.test(arg)) return [arg.slice(0, 2), arg.slice(arg[2] === "=" ? 3 : 2)];
+  return [arg, undefined];
+}
+
+function parseDir(spec) {
+  const parts = spec.split("::");
+  if (parts.length > 2) {
+    throw new UsageError(`--dir takes HOST_DIR[::GUEST_DIR], one "::" (got ${JSON.stringify(spec)}).`);
+  }
+  const [host, guest = host] = parts;
+  if (!host || !guest) throw new UsageError(`--dir needs HOST_DIR[::GUEST_DIR] (got ${JSON.stringify(spec)}).`);
+  return { host, guest };
+}
+
+// --env NAME=VAL sets; --env NAME inherits (absent on the host: not set).
+function parseEnv(spec, hostEnv, env) {
+  const eq = spec.indexOf("=");
+  const name = eq < 0 ? spec : spec.slice(0, eq);
+  if (!name) throw new UsageError(`--env needs NAME[=VAL] (got ${JSON.stringify(spec)}).`);
+  checkNoNul(`--env ${name}'s value`, eq >= 0 ? spec.slice(eq + 1) : (hostEnv[name] ?? ""));
+  if (eq >= 0) env[name] = spec.slice(eq + 1);
+  else if (Object.hasOwn(hostEnv, name) && hostEnv[name] !== undefined) env[name] = hostEnv[name];
+  else delete env[name];
+}
+
+// -S threads,threads=y ... : every key must be one this runner accepts.
+function parseWasmtimeKeys(group, list) {
+  const flag = group === "-S" ? "-S/--wasi" : "-W/--wasm";
+  for (const item of list.split(",")) {
+    const eq = item.indexOf("=");
+    const key = eq < 0 ? item : item.slice(0, eq);
+    const value = eq < 0 ? undefined : item.slice(eq + 1);
+    if (!ACCEPTED_KEYS[group].includes(key)) {
+      throw new UsageError(`${flag} key ${JSON.stringify(key)} is not supported (accepted: ${ACCEPTED_KEYS[group].join(", ")}).`);
+    }
+    if (FALSE_WORDS.includes(value)) throw new UsageError(`${flag} ${key}=${value}: threads are always on in this runner.`);
+    if (!TRUE_WORDS.includes(value)) {
+      throw new UsageError(`${flag} ${key}: unknown boolean ${JSON.stringify(value)} (y, yes, true or nothing).`);
+    }
+  }
+}
+
+function positiveInteger(flag, text) {
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`${flag} needs a positive integer (got ${JSON.stringify(text)}).`);
+  }
+  return n;
+}
+
+function applyOption(opts, flag, value, hostEnv) {
+  if (flag === "--dir") {
+    const { host, guest } = parseDir(value);
+    opts.preopens[guest] = host;
+  } else if (flag === "--env") parseEnv(value, hostEnv, opts.env);
+  else if (flag === "--argv0") opts.argv0 = value;
+  else if (flag === "-S" || flag === "-W") parseWasmtimeKeys(flag, value);
+  else if (flag === "--pool") opts.poolSize = positiveInteger(flag, value);
+  else if (flag === "--max-threads") opts.maxThreads = positiveInteger(flag, value);
+  else if (flag === "--implementation") {
+    if (value !== "native" && value !== "js") {
+      throw new UsageError(`--implementation is "native" or "js" (got ${JSON.stringify(value)}).`);
+    }
+    opts.implementation = value;
+  }
+}
+
+// argv: the arguments after the script (process.argv.slice(2)); hostEnv: the
+// environment --env NAME inherits from. Returns {action: "help"},
+// {action: "version"} or {action: "run", file, args, env, preopens, argv0,
+// poolSize, implementation, maxThreads}.
+export function parseCommandLine(argv, hostEnv = {}) {
+  for (const arg of argv) checkNoNul("an argument", arg);
+  let i = 0;
+  if (argv[0] === "run") i = 1;
+  else if (argv[0] === "help") return { action: "help" };
+  const opts = { env: {}, preopens: {}, argv0: undefined, poolSize: undefined, implementation: undefined };
+  opts.maxThreads = undefined;
+  for (; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      i++;
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") break; // the module
+    if (arg === "-h" || arg === "--help") return { action: "help" };
+    if (arg === "-V" || arg === "--version") return { action: "version" };
+    const [spelled, inline] = splitInline(arg);
+    if (Object.hasOwn(UNSUPPORTED, spelled)) throw new UsageError(`${spelled} is not supported: ${UNSUPPORTED[spelled]}.`);
+    const flag = VALUE_OPTIONS.get(spelled);
+    if (flag === undefined) throw new UsageError(`unknown option ${arg}.`);
+    let value = inline;
+    if (value === undefined) {
+      if (i + 1 >= argv.length) throw new UsageError(`${spelled} needs a value.`);
+      value = argv[++i];
+    }
+    applyOption(opts, flag, value, hostEnv);
+  }
+  if (i >= argv.length) throw new UsageError("no module given.");
+  return { action: "run", file: argv[i], args: argv.slice(i + 1), ...opts };
+}
