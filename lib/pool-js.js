@@ -125,12 +125,19 @@ export function openWasiThreadPoolSlots(pool, count) {
   Atomics.store(pool.control, H_SLOTS, count);
 }
 
+// Refinement: PENDING -> IDLE only, by CAS (the SDK stores IDLE in any
+// state), so a RETIRED slot stays RETIRED (a closed pool stays closed) and
+// an active slot keeps its thread. As wtp_slot_arm in src/wtp_pool.c.
 export function armWasiThreadPoolSlot(pool, slot, { messageDispatch = false } = {}) {
   const control = pool.control;
+  const index = slotBase(slot) + S_STATE;
+  if (Atomics.load(control, index) !== PENDING) return;
   if (messageDispatch) {
     Atomics.store(control, slotBase(slot) + S_FLAGS, FLAG_MESSAGE_DISPATCH);
   }
-  setState(control, slot, IDLE);
+  if (Atomics.compareExchange(control, index, PENDING, IDLE) !== PENDING) return;
+  Atomics.notify(control, index);
+  bumpGeneration(control);
 }
 
 // Unconditional: a worker parked on the slot wakes and returns.

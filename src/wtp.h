@@ -23,7 +23,8 @@
  *
  * ## Slot states (S_STATE)
  *
- *   PENDING  -> IDLE      owner arms the slot (browser warm pool)
+ *   PENDING  -> IDLE      owner arms the slot (browser warm pool), by CAS:
+ *                         arm of any other state changes nothing
  *   PENDING  -> CLAIMED   a growing spawner, after reserving slot n by CAS
  *                         H_SLOTS n -> n+1; a CAS, not the SDK's store, so a
  *                         retire landing between the two steps stays
@@ -212,6 +213,7 @@ void wtp_pool_wake_spawners(const wtp_pool_t* pool);
 /* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
  * index >= max_slots and touches nothing then. */
 void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t slot_count);
+/* PENDING -> IDLE (flags first), by CAS; any other state is left as it is. */
 int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch);
 int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot);
 /* Reads of the slot words; *out receives the value. */

@@ -39,7 +39,7 @@
  *                 release (seq_cst) CAS CLAIMED -> ASSIGNED; the worker's
  *                 acquire CAS ASSIGNED -> RUNNING reads that store, so its
  *                 loads of S_TID/S_ARG see the spawner's values.
- *   S_FLAGS       stored by the owner before the seq_cst store of IDLE in arm.
+ *   S_FLAGS       stored by the owner before arm's seq_cst CAS PENDING -> IDLE.
  *   S_THREAD      stored once by the serving worker; a statistic (relaxed).
  *
  * ## No lost wake-up
@@ -104,6 +104,9 @@
  * (i) The dispatch path is chosen by the S_FLAGS value read once at the
  *     claim (claim_slot), carried to the assignment; a grown slot is
  *     worker-served without reading its flags.
+ * (j) Arm is a CAS PENDING -> IDLE (the SDK stores IDLE in any state): a
+ *     RETIRED slot stays RETIRED, so nothing is claimable once
+ *     wtp_pool_close has returned, and an active slot keeps its thread.
  */
 #include "wtp.h"
 
@@ -162,8 +165,9 @@ static inline void increment_statistic(const wtp_pool_t* pool, int word) {
  * ASSIGNED or RUNNING. Each assignment is left by exactly one of these
  * RMWs (they are all on the one state word), so every path, including a
  * retire or release before the worker took the thread and JavaScript-level
- * take/finish, keeps the count exact. Only a hostile plain store to a state
- * word can skew it; the reader clamps it at 0. */
+ * take/finish, keeps the count exact (arm, a CAS from PENDING, never
+ * touches an active slot). Only a hostile plain store to a state word can
+ * skew it; the reader clamps it at 0. */
 static inline void running_left(int32_t old_state) {
   if (old_state == WTP_ASSIGNED || old_state == WTP_RUNNING)
     wtp__park_note_running(-1);
@@ -263,15 +267,28 @@ static void retire(const wtp_pool_t* pool, uint32_t slot) {
 
 int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
+  _Atomic int32_t* state = slot_word(pool, slot, WTP_S_STATE);
+  /* Arm moves PENDING -> IDLE only: RETIRED is final (a closed pool stays
+   * closed), and an active slot is not its to change (the SDK's store would
+   * hand an ASSIGNED slot's thread to no one and leave the running count
+   * one too high). The pre-check keeps the flags of a slot it will not arm
+   * as they are; a retire landing between it and the CAS below leaves the
+   * flags of a RETIRED slot changed, which nothing reads. */
+  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_PENDING)
+    return WTP_OK;
   if (message_dispatch) {
-    /* Relaxed: published by the seq_cst (release) store of IDLE below. */
+    /* Relaxed: published by the seq_cst (release) CAS to IDLE below. */
     atomic_store_explicit(slot_word(pool, slot, WTP_S_FLAGS),
                           WTP_FLAG_MESSAGE_DISPATCH, memory_order_relaxed);
   }
-  /* SDK setState: store, notify the slot, bump. The store is K1 for a worker
-   * parked on PENDING. One server per slot: wake one. */
-  atomic_store_explicit(slot_word(pool, slot, WTP_S_STATE), WTP_IDLE,
-                        memory_order_seq_cst);
+  /* SDK setState (notify the slot, bump) after a CAS instead of its store.
+   * seq_cst: K1 for a worker parked on PENDING. One server per slot: wake
+   * one. */
+  int32_t expected = WTP_PENDING;
+  if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
+                                               memory_order_seq_cst,
+                                               memory_order_relaxed))
+    return WTP_OK;
   wtp__unpark_one(slot_word_ptr(pool, slot, WTP_S_STATE));
   bump(pool);
   return WTP_OK;

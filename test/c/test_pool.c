@@ -209,6 +209,43 @@ static void test_transitions(void) {
   free_pool(&t);
 }
 
+/* Arm moves PENDING -> IDLE only (a CAS). It never brings back a RETIRED
+ * slot (closed pool included), never touches an active slot (which would
+ * skew the running count), and stores no flags on a slot it does not arm. */
+static void test_arm_only_pending(void) {
+  tpool_t t = armed_pool(2);
+  wtp_pool_t* p = &t.pool;
+  /* RETIRED stays RETIRED: no bump, no flags. */
+  CHECK_EQ(wtp_slot_retire(p, 0), WTP_OK);
+  int32_t gen = H(&t, WTP_H_GENERATION);
+  CHECK_EQ(wtp_slot_arm(p, 0, 1), WTP_OK);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(S(&t, 0, WTP_S_FLAGS), 0);
+  CHECK_EQ(H(&t, WTP_H_GENERATION), gen);
+  /* ASSIGNED stays ASSIGNED, and the running count is left exact. */
+  int before = wtp__park_running();
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 0, 0);
+  wtp_spawn_result_t r = wtp_spawn(&sp, 7);
+  CHECK_EQ(r.slot, 1);
+  CHECK_EQ(wtp__park_running(), before + 1);
+  CHECK_EQ(wtp_slot_arm(p, 1, 0), WTP_OK);
+  CHECK_EQ(S(&t, 1, WTP_S_STATE), WTP_ASSIGNED);
+  CHECK_EQ(wtp_slot_retire(p, 1), WTP_OK);
+  CHECK_EQ(wtp__park_running(), before);
+  free_pool(&t);
+
+  /* After close, arming a slot in service does not make it claimable. */
+  t = armed_pool(1);
+  p = &t.pool;
+  CHECK_EQ(wtp_pool_close(p), 1);
+  CHECK_EQ(wtp_slot_arm(p, 0, 0), WTP_OK);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  wtp_spawner_init(&sp, p, 0, 0);
+  CHECK_EQ(wtp_spawn(&sp, 1).reason, WTP_REASON_TERMINATED);
+  free_pool(&t);
+}
+
 /* release: owner side, tid-guarded; a late release for an old tid never frees
  * a recycled slot. */
 static void test_release_tid_guard(void) {
@@ -1071,6 +1108,7 @@ int main(void) {
   printf("test_pool\n");
   RUN(test_init_format);
   RUN(test_transitions);
+  RUN(test_arm_only_pending);
   RUN(test_release_tid_guard);
   RUN(test_report);
   RUN(test_message_dispatch);

@@ -375,9 +375,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           CHECK(rc2 == WTP_EINVAL, op);
         } else {
           CHECK(rc2 == WTP_OK, op);
-          if (md) SS(&sh, slot, WTP_S_FLAGS) = WTP_FLAG_MESSAGE_DISPATCH;
-          SS(&sh, slot, WTP_S_STATE) = WTP_IDLE;
-          sh_inc(&sh, WTP_H_GENERATION);
+          /* PENDING -> IDLE only; any other state is left as it is. */
+          if (SS(&sh, slot, WTP_S_STATE) == WTP_PENDING) {
+            if (md) SS(&sh, slot, WTP_S_FLAGS) = WTP_FLAG_MESSAGE_DISPATCH;
+            SS(&sh, slot, WTP_S_STATE) = WTP_IDLE;
+            sh_inc(&sh, WTP_H_GENERATION);
+          }
         }
         break;
       }

@@ -13,9 +13,11 @@
  *   - one serving worker per slot (SDK-CONTRACT 1.6): park on the slot word
  *     while it is not ASSIGNED, take by CAS, run, then finish (RUNNING -> IDLE
  *     by CAS + bump) or retire the slot (runThread returned false / threw);
- *   - the owner: arms the slots, retires a slot at any point, sends late and
- *     duplicate "exit" releases (tid-guarded), and at the end retires every
- *     slot (terminateAll), which must end every worker;
+ *   - the owner: arms the slots (CAS PENDING -> IDLE, in order, each at any
+ *     point, before or after its retires and terminateAll), retires a slot
+ *     at any point, sends late and duplicate "exit" releases (tid-guarded),
+ *     and at the end retires every slot (terminateAll), which must end every
+ *     worker;
  *   - the wait layer as the real mechanism: a waiter bumps the word's parked
  *     counter, then the kernel compares the word with the value the waiter
  *     saw and sleeps only if it is unchanged (futex / bucket mutex+condvar),
@@ -43,7 +45,8 @@
  *   P3 a tid runs at most once, and only the tid assigned to that slot;
  *   P4 every assigned thread runs, unless its slot was retired (or, in the
  *      EARLY_RELEASE variant, released) before the worker took it;
- *   P5 RETIRED is final (assertion at every non-retire write, and LTL);
+ *   P5 RETIRED is final, arm included (assertion at every non-retire write,
+ *      and LTL);
  *   P6 (grow) once terminateAll has returned, no slot is ever assigned, and
  *      a spawn that starts after the close is declined.
  *
@@ -62,6 +65,9 @@
  *   SDK_RESERVE_STORE (grow) the SDK's unconditional CLAIMED store after the
  *                    H_SLOTS CAS: REPORTED (P5, terminateAll's retire of the
  *                    new slot, landing between the two, is undone)
+ *   SDK_ARM_STORE    the SDK's unconditional IDLE store in arm: REPORTED
+ *                    (P5, an arm after a retire or terminateAll brings the
+ *                    slot back)
  *   NO_CLOSE_CHECK   (grow) no closed check after the reservation (the SDK's
  *                    Node host, whose only "terminated" check is the
  *                    owner's): REPORTED (P6, or first P1: a slot reserved
@@ -207,6 +213,27 @@ inline retire(s) {
   nwake(s);
 #endif
   bump()
+}
+
+/* armWasiThreadPoolSlot: CAS PENDING -> IDLE, then wake the slot and bump;
+ * nothing at all in any other state. SDK_ARM_STORE: the SDK's store. */
+inline arm(s) {
+#ifdef SDK_ARM_STORE
+  atomic { assert(state[s] != RETIRED); state[s] = IDLE };  /* P5 */
+  nwake(s);
+  bump()
+#else
+  atomic {
+    if
+    :: state[s] == PENDING -> state[s] = IDLE; won = 1
+    :: else -> won = 0
+    fi
+  }
+  if
+  :: won == 1 -> won = 0; nwake(s); bump()
+  :: else -> skip
+  fi
+#endif
 }
 
 proctype Spawner(byte me) {
@@ -425,7 +452,7 @@ inline release(s, rt) {
 }
 
 proctype Owner() {
-  byte i, st, pk, rt, releases;
+  byte i, st, pk, rt, releases, armed, won;
 
 #ifdef GROW
   /* terminateAll: close, then retire every slot in service, re-reading
@@ -451,18 +478,11 @@ proctype Owner() {
   goto finished;
 #endif
 
-  /* Arm the slots (browser warm pool), interleaved with everything else. */
-  i = 0;
+  /* Arm the slots (browser warm pool) in order, each at any point:
+   * interleaved with the spawners, the workers, the owner's own retires and
+   * releases, and terminateAll (a slot not armed by then stays retired). */
   do
-  :: i < NSLOT ->
-     state[i] = IDLE;
-     nwake(i);
-     bump();
-     i++
-  :: else -> break
-  od;
-
-  do
+  :: armed < NSLOT -> arm(armed); armed++
   :: atomic { retiresLeft > 0 -> retiresLeft-- }; /* retire at any point */
      if
      :: true -> retire(0)
@@ -500,6 +520,12 @@ proctype Owner() {
   i = 0;
   do
   :: i < NSLOT -> retire(i); i++
+  :: else -> break
+  od;
+  /* Arms that come after terminateAll (the browser host's arm racing its
+   * retire) must leave every slot RETIRED. */
+  do
+  :: armed < NSLOT -> arm(armed); armed++
   :: else -> break
   od;
   workersDone == NSLOT;
