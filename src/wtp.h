@@ -246,8 +246,9 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
  * All are called on the calling thread, from inside wtp_spawn / wtp_serve.
  * interrupted() is polled when a bounded wait slice (WTP_PARK_SLICE_MS) ends
  * (slice_end = 1), and with slice_end = 0 each time a waiter has announced
- * itself and found the word unchanged, just before it sleeps, and when a
- * wake leaves the word unchanged. So that a thread the embedder wants to end
+ * itself and found the word unchanged, just before it sleeps, when a wake
+ * leaves the word unchanged, and at the start of each turn of a spawner's
+ * claim loop (a stopped spawner declines before it reserves or grows). So that a thread the embedder wants to end
  * (a terminated Node worker, a process exiting) leaves a native wait
  * promptly, the embedder stores its stop flag (seq_cst), then makes a change
  * of the word the waiter tolerates (wtp_slot_retire for a serve loop's slot,

@@ -84,7 +84,10 @@
  * (b) interrupted() stopping a wait: wtp_spawn returns WTP_REASON_INTERRUPTED
  *     (not counted in H_DECLINED); wtp_serve retires its slot, so that no
  *     spawner assigns a thread to a worker that is going away, and returns
- *     WTP_SERVE_INTERRUPTED.
+ *     WTP_SERVE_INTERRUPTED. The claim loop also asks interrupted(ctx, 0) at
+ *     the start of each turn, so a stopped spawner declines before it
+ *     reserves a slot, grows a worker or waits (only its first scan, before
+ *     the loop, may still take an IDLE slot).
  * (c) run() returning WTP_RUN_ERROR: serve retires the slot (otherwise it
  *     would stay RUNNING forever, busy for every spawner) and returns
  *     WTP_SERVE_RUN_ERROR.
@@ -640,6 +643,11 @@ static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
   return -1;
 }
 
+/* The embedder's stop flag (interrupted(ctx, 0): cheap, no backstop). */
+static int spawner_stopped(const wtp_spawner_t* sp) {
+  return sp->interrupted != NULL && sp->interrupted(sp->ctx, 0) != 0;
+}
+
 /* Claim a slot (SDK claim()): scan, then follow wtp__claim_next until a
  * slot is ours or the claim declines. Returns the slot, with *dispatch set
  * as claim_slot read it (0 for a grown slot: see below), or -1 with
@@ -668,6 +676,12 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
      * rather than "pool-exhausted" (the retires woke us). */
     if (is_closed(pool)) {
       *reason = WTP_REASON_TERMINATED;
+      return -1;
+    }
+    /* Stopped (its thread is ending): decline before this turn can reserve
+     * a slot, grow a worker or wait. */
+    if (spawner_stopped(sp)) {
+      *reason = WTP_REASON_INTERRUPTED;
       return -1;
     }
     found = scan(sp);

@@ -470,6 +470,46 @@ static void test_grow(void) {
   free_pool(&t);
 }
 
+/* A stopped spawner (its interrupted() answers 1) declines "interrupted"
+ * before it reserves a slot or grows a worker, with room and nothing to
+ * wait for (rule 1 would grow at once). */
+typedef struct stop_ctx {
+  grow_log_t grow; /* first: grow_cb reads the context as a grow_log_t */
+  int stop;
+  int asked; /* interrupted() calls */
+} stop_ctx_t;
+
+static int stop_cb(void* ctx, int slice_end) {
+  (void)slice_end;
+  stop_ctx_t* c = ctx;
+  c->asked++;
+  return c->stop;
+}
+
+static void test_stopped_spawner_does_not_grow(void) {
+  tpool_t t = make_pool(2);
+  wtp_pool_t* p = &t.pool;
+  stop_ctx_t c = {{0}, 1, 0};
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 1e12, 1);
+  sp.grow = grow_cb;
+  sp.interrupted = stop_cb;
+  sp.ctx = &c;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1);
+  CHECK_EQ(r.reason, WTP_REASON_INTERRUPTED);
+  CHECK_EQ(r.slot, -1);
+  CHECK_EQ(c.grow.calls, 0);
+  CHECK_EQ(H(&t, WTP_H_SLOTS), 0);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_PENDING);
+  CHECK_EQ(H(&t, WTP_H_DECLINED), 0); /* interrupted is not counted */
+  /* Not stopped: the same spawner grows as before. */
+  c.stop = 0;
+  r = wtp_spawn(&sp, 2);
+  CHECK_EQ(r.slot, 0);
+  CHECK_EQ(c.grow.calls, 1);
+  free_pool(&t);
+}
+
 static void test_grow_failure(void) {
   tpool_t t = make_pool(2);
   wtp_pool_t* p = &t.pool;
@@ -1114,6 +1154,7 @@ int main(void) {
   RUN(test_message_dispatch);
   RUN(test_grow);
   RUN(test_grow_failure);
+  RUN(test_stopped_spawner_does_not_grow);
   RUN(test_tid_overflow);
   RUN(test_dead_pool);
   RUN(test_spawn_wait_bound);
