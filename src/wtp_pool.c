@@ -87,7 +87,9 @@
  *     WTP_SERVE_INTERRUPTED. The claim loop also asks interrupted(ctx, 0) at
  *     the start of each turn, so a stopped spawner declines before it
  *     reserves a slot, grows a worker or waits (only its first scan, before
- *     the loop, may still take an IDLE slot).
+ *     the loop, may still take an IDLE slot), and interrupted(ctx, 1) once a
+ *     slice has passed since it last asked, however the generation moves
+ *     (spawner_stopped()).
  * (c) run() returning WTP_RUN_ERROR: serve retires the slot (otherwise it
  *     would stay RUNNING forever, busy for every spawner) and returns
  *     WTP_SERVE_RUN_ERROR.
@@ -585,7 +587,10 @@ typedef struct claim_state {
   int waited;        /* parked on the generation at least once */
   uint64_t deadline; /* ns, wtp__now_ns clock */
   uint64_t grow_at;
+  uint64_t backstop_at; /* when the claim loop next asks the backstop */
 } claim_state_t;
+
+#define SLICE_NS ((uint64_t)WTP_PARK_SLICE_MS * 1000000u)
 
 static uint64_t ms_to_ns(double ms) {
   if (!(ms > 0)) return 0;               /* 0, negative, NaN */
@@ -643,9 +648,21 @@ static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
   return -1;
 }
 
-/* The embedder's stop flag (interrupted(ctx, 0): cheap, no backstop). */
-static int spawner_stopped(const wtp_spawner_t* sp) {
-  return sp->interrupted != NULL && sp->interrupted(sp->ctx, 0) != 0;
+/* Whether the claim loop must decline "interrupted": the embedder's stop
+ * flag (interrupted(ctx, 0), cheap) at every turn, and its backstop
+ * (interrupted(ctx, 1)) once a slice (WTP_PARK_SLICE_MS) has passed since
+ * the claim began or since the loop last asked. wtp__park asks the backstop
+ * only at a quiet slice end; a generation that keeps moving (threads
+ * finishing, retiring, being interrupted) ends every park early with the
+ * word changed, so without this a termination that bypassed the hooks
+ * would be bounded by the spawn wait (maybe "never"), not by a slice. */
+static int spawner_stopped(const wtp_spawner_t* sp, claim_state_t* cs) {
+  if (sp->interrupted == NULL) return 0;
+  if (sp->interrupted(sp->ctx, 0)) return 1;
+  uint64_t now = wtp__now_ns();
+  if (now < cs->backstop_at) return 0;
+  cs->backstop_at = add_sat(now, SLICE_NS);
+  return sp->interrupted(sp->ctx, 1) != 0;
 }
 
 /* Claim a slot (SDK claim()): scan, then follow wtp__claim_next until a
@@ -662,8 +679,10 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
   }
 
   if (!cs->timed) {
-    wtp__claim_times(wtp__now_ns(), sp->spawn_wait_ms, sp->can_block,
-                     &cs->grow_at, &cs->deadline);
+    uint64_t now = wtp__now_ns();
+    wtp__claim_times(now, sp->spawn_wait_ms, sp->can_block, &cs->grow_at,
+                     &cs->deadline);
+    cs->backstop_at = add_sat(now, SLICE_NS);
     cs->timed = 1;
   }
 
@@ -680,7 +699,7 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
     }
     /* Stopped (its thread is ending): decline before this turn can reserve
      * a slot, grow a worker or wait. */
-    if (spawner_stopped(sp)) {
+    if (spawner_stopped(sp, cs)) {
       *reason = WTP_REASON_INTERRUPTED;
       return -1;
     }
@@ -769,7 +788,7 @@ uint32_t wtp_pool_close(const wtp_pool_t* pool) {
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
-  claim_state_t cs = {0, 0, 0, 0};
+  claim_state_t cs = {0, 0, 0, 0, 0};
   int32_t tid = 0;
   int have_tid = 0;
 
