@@ -382,6 +382,13 @@ export function createWasiThreadPoolSpawn(pool, { owner = false, grow = null, di
       attempt.reason = WORKER_CREATE_FAILED;
       return -1;
     }
+    // Closed while grow() ran: decline before taking a tid (as grow_one in
+    // src/wtp_pool.c; the worker just started finds its slot retired).
+    if (isClosed(control)) {
+      setState(control, slot, RETIRED);
+      attempt.reason = TERMINATED;
+      return -1;
+    }
     return slot;
   }
 

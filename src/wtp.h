@@ -70,9 +70,17 @@
  * read of H_SLOTS in the single seq_cst order, so the closer retires slot n
  * (and the grower's CLAIMED -> ASSIGNED CAS, or its PENDING -> CLAIMED CAS,
  * then fails); if it sees the bit, the grower retires slot n itself. Either
- * way, once wtp_pool_close has returned no slot can be assigned again, and
- * no worker is grown. The claim being a CAS (not the SDK's store) is what
- * keeps a retire that lands between the two steps of a reservation.
+ * way, once wtp_pool_close has returned no slot can be assigned again. The
+ * claim being a CAS (not the SDK's store) is what keeps a retire that lands
+ * between the two steps of a reservation.
+ *
+ * What may still start: a grower whose read of the bit came just before the
+ * close may still be inside grow() when wtp_pool_close returns (the pairing
+ * decides who retires slot n, it cannot recall a grow() under way). The
+ * worker grow() starts finds slot n RETIRED and its serve loop returns at
+ * once, without running a thread; the grower reads the bit again after
+ * grow() and declines "terminated" before it takes a tid. No worker is
+ * grown by a spawn that starts after wtp_pool_close has returned.
  */
 #ifndef WTP_H
 #define WTP_H
@@ -96,7 +104,10 @@ enum wtp_header_word {
    * become claimable or has been retired. Spawners sleep on it. */
   WTP_H_GENERATION = 0,
   /* Next tid, starting at 1. Shared by every thread of the process, so tids
-   * are dense and unique. Taken by a CAS t -> t+1 only while 1 <= t <=
+   * are unique and increasing. Dense except for one case: a spawn that took
+   * a tid and then lost its slot to a retire (worker exit, wtp_pool_close)
+   * before assigning it, and then declines, leaves that tid unused. Taken
+   * by a CAS t -> t+1 only while 1 <= t <=
    * WTP_MAX_TID: once it holds MAX_TID + 1 (or any value outside that
    * range) it is never written again, so exhaustion is sticky and no tid is
    * ever handed out twice (the SDK's fetch_add keeps counting and wraps

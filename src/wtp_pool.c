@@ -642,10 +642,21 @@ wtp__claim_step_t wtp__claim_next(const wtp__claim_view_t* v) {
 static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
   int32_t slot = reserve(sp, reason);
   if (slot < 0) return -1;
-  if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
-  retire(&sp->pool, (uint32_t)slot);
-  *reason = WTP_REASON_WORKER_CREATE_FAILED;
-  return -1;
+  if (sp->grow(sp->ctx, (uint32_t)slot) != 0) {
+    retire(&sp->pool, (uint32_t)slot);
+    *reason = WTP_REASON_WORKER_CREATE_FAILED;
+    return -1;
+  }
+  if (is_closed(&sp->pool)) {
+    /* Closed while grow() ran (wtp.h, "Closing a pool": what may still
+     * start). The closer retires the slot, or has; retiring it here too
+     * makes that final now. Declining before wtp_spawn takes a tid keeps
+     * the tid for a spawn that can use it. */
+    retire(&sp->pool, (uint32_t)slot);
+    *reason = WTP_REASON_TERMINATED;
+    return -1;
+  }
+  return slot;
 }
 
 /* Whether the claim loop must decline "interrupted": the embedder's stop

@@ -698,6 +698,21 @@ for (const impl of IMPLEMENTATIONS) {
         assert.equal(report(pool).spawned, 0);
       });
 
+      it("a pool closed while grow() runs: the spawn declines terminated without taking a tid", () => {
+        const pool = createPool(impl, { capacity: 2, spawnWaitMs: 0 });
+        const grown = [];
+        const spawn = createSpawn(pool, {
+          grow: (slot) => {
+            grown.push(slot);
+            api.terminateWasiThreadPool(pool);
+          },
+        });
+        assert.equal(spawn(0).reason, "terminated");
+        assert.deepEqual(grown, [0]);
+        assert.equal(stateOf(pool, 0), SLOT.RETIRED);
+        assert.equal(word(pool, H_NEXT_TID), 1);
+      });
+
       it("capacity 0 declines every spawn at once", () => {
         const { pool, grown, spawn } = growPool(0, 60000);
         const { result, ms } = timed(() => spawn(0));

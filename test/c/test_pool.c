@@ -669,6 +669,49 @@ static void test_close_races_reserve(void) {
 
 /* After wtp_pool_close every spawner, owner or not, with or without grow,
  * declines "terminated" at once and touches nothing. */
+/* The pool closed while grow() starts its worker (the closer ran between
+ * the grower's closed check and the end of grow()): the spawn declines
+ * "terminated" without taking a tid, and the worker grow() started finds its
+ * slot RETIRED and ends without running anything. */
+typedef struct close_in_grow {
+  wtp_pool_t pool;
+  int runs;
+  int serve_status;
+} close_in_grow_t;
+
+static int count_run(void* ctx, int32_t tid, int32_t arg) {
+  (void)tid;
+  (void)arg;
+  ((close_in_grow_t*)ctx)->runs++;
+  return WTP_RUN_DONE;
+}
+
+static int close_then_serve(void* ctx, uint32_t slot) {
+  close_in_grow_t* c = ctx;
+  wtp_pool_close(&c->pool);
+  /* The new worker, played on this thread: its serve loop. */
+  c->serve_status = wtp_serve(&c->pool, slot, 0, count_run, NULL, c);
+  return 0;
+}
+
+static void test_close_during_grow(void) {
+  tpool_t t = make_pool(2);
+  close_in_grow_t c = {t.pool, 0, -1};
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, &t.pool, 0, 1);
+  sp.grow = close_then_serve;
+  sp.ctx = &c;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1);
+  CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
+  CHECK_EQ(r.tid, -1);
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1); /* no tid taken, so none lost */
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(c.serve_status, WTP_SERVE_RETIRED);
+  CHECK_EQ(c.runs, 0);
+  CHECK_EQ(H(&t, WTP_H_SLOTS), 1);
+  free_pool(&t);
+}
+
 static void test_close(void) {
   tpool_t t = armed_pool(3);
   wtp_pool_t* p = &t.pool;
@@ -1163,6 +1206,7 @@ int main(void) {
   RUN(test_hostile);
   RUN(test_close_races_reserve);
   RUN(test_close);
+  RUN(test_close_during_grow);
   RUN(test_running_count);
   RUN(test_flags_read_at_claim);
   return harness_summary("test_pool");
