@@ -336,8 +336,10 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
  *
  * States of a token (stop, seq_cst): 0 from wtp_token_register; 1 once a
  * wtp_interrupt_thread naming its thread, or a wtp_interrupt_all, has run
- * while it was registered. Never back to 0. Written by the stopper under the
- * registry lock, read by the waiter without it.
+ * while it was registered, and 1 from the start when its thread was named
+ * by a wtp_interrupt_thread before it registered (a stopped thread is
+ * ending; the last 64 ids are remembered, see wtp_interrupt.c). Never back
+ * to 0. Written under the registry lock, read by the waiter without it.
  *
  * wtp_interrupt_all() is one-way for the process: every token registered
  * later is stopped too (its first wtp_token_interrupted answers 1).
@@ -360,7 +362,7 @@ typedef struct wtp_wait_token {
   uint32_t slot;   /* WTP_TOKEN_SLOT: the slot */
   wtp_token_kind_t kind;
   int32_t thread_id;
-  int32_t stop;             /* 0 / 1, accessed only through atomics */
+  _Atomic int32_t stop;     /* 0 / 1; C-private, never in a shared buffer */
   wtp_backstop_cb backstop; /* NULL: none */
   void* backstop_ctx;
   /* The registry's links, read and written under its lock only. */
@@ -378,7 +380,8 @@ void wtp_token_unregister(wtp_wait_token_t* token);
 /* The interrupted() answer for the token's wait: 1 if stopped (or after
  * wtp_interrupt_all); else, at a slice end only, the backstop's answer. */
 int wtp_token_interrupted(wtp_wait_token_t* token, int slice_end);
-/* Stops every registered token of thread_id. Any thread may call it. */
+/* Stops every registered token of thread_id, and the tokens that thread
+ * registers later (it is ending). Any thread may call it. */
 void wtp_interrupt_thread(int32_t thread_id);
 /* Stops every registered token, and every token registered later. */
 void wtp_interrupt_all(void);
