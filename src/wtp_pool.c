@@ -4,14 +4,12 @@
  * ## Atomics on the buffer
  *
  * The buffer is an Int32Array's memory, handed in as int32_t*; every access
- * goes through a cast to _Atomic int32_t*. C11 does not promise that
- * _Atomic int32_t has int32_t's layout, but on every compiler and target we
- * build for (gcc, clang, MSVC; x86, x86-64, arm64) it is a plain 4-byte
- * integer, 4-byte aligned, accessed lock-free with the native instructions
- * (ATOMIC_INT_LOCK_FREE == 2 is asserted in wtp_park.c). JavaScript's
- * Atomics use the same instructions on the same words, so C and JS agree on
- * every value; they do not share waiter lists (see WTP_H_IMPL), which is why
- * a native pool only ever waits and wakes through wtp_park.c.
+ * goes through a cast to _Atomic int32_t* (why that is sound, and the
+ * compile-time checks: wtp_park.c, "Atomics on plain int32_t words").
+ * JavaScript's Atomics use the same instructions on the same words, so C
+ * and JS agree on every value; they do not share waiter lists (see
+ * WTP_H_IMPL), which is why a native pool only ever waits and wakes through
+ * wtp_park.c.
  *
  * ## Who writes which word
  *
