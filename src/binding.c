@@ -845,15 +845,19 @@ static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
 /* ## Internal exports, for the package's own tests (binding.internal)
  *
  * runningThreads(): the spin heuristic's process-wide count of guest threads
- * assigned and not yet done (wtp__park_running).
+ * assigned and not yet done (wtp__park_running); a read, harmless to ship.
  * setSpinLimit(n): overrides the spin limit of every park in the process
  * (-1 restores the default), as the C tests do; lets a test hold a waiter
- * in its spin. Neither is part of the public API. */
+ * in its spin. A process-wide write any code could make (a spin of 2^31
+ * pauses), so it exists only in test builds of the addon
+ * (-DWTP_ADDON_TEST_HOOKS: test/support/test-addon.js), never in the
+ * shipped one. Neither is part of the public API. */
 static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   (void)info;
   return make_int32(env, wtp__park_running());
 }
 
+#ifdef WTP_ADDON_TEST_HOOKS
 static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   GET_ARGS(env, info, 1, argv);
@@ -863,6 +867,7 @@ static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   wtp__park_set_spin_limit(limit);
   return make_undefined(env);
 }
+#endif
 
 /* ## Module */
 
@@ -990,8 +995,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   const napi_property_descriptor internals[] = {
       {"runningThreads", NULL, js_running_threads, NULL, NULL, NULL,
        napi_enumerable, NULL},
+#ifdef WTP_ADDON_TEST_HOOKS
       {"setSpinLimit", NULL, js_set_spin_limit, NULL, NULL, NULL,
        napi_enumerable, NULL},
+#endif
   };
   WTP_NAPI_CALL(env, napi_define_properties(
                          env, internal,
