@@ -153,19 +153,32 @@ static napi_value noop(napi_env env, napi_callback_info info) {
 }
 
 /* Whether this thread's environment can no longer run JavaScript (it is
- * being terminated): the no-op call fails without a pending exception. */
+ * being terminated): the no-op call fails without a pending exception
+ * (Node refuses to enter JavaScript there, and says so only by the status).
+ * Any other outcome is "not stopping": a call that failed with an exception
+ * pending (a stack overflow reached in the call, say) is this thread's own
+ * trouble, not a termination, and that exception is cleared here (nothing
+ * up the stack expects it: the backstop is asked from inside a wait); a
+ * handle scope or reference that cannot be had proves nothing either, and
+ * the next slice end asks again. */
 static bool env_stopping(napi_env env) {
   env_data_t* data = NULL;
   if (napi_get_instance_data(env, (void**)&data) != napi_ok || data == NULL)
     return false;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return true;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return false;
   napi_value fn, recv, result;
-  bool stopping = true;
+  bool stopping = false;
   if (napi_get_reference_value(env, data->noop_ref, &fn) == napi_ok &&
-      napi_get_undefined(env, &recv) == napi_ok) {
-    napi_status status = napi_call_function(env, recv, fn, 0, NULL, &result);
-    stopping = status != napi_ok;
+      napi_get_undefined(env, &recv) == napi_ok &&
+      napi_call_function(env, recv, fn, 0, NULL, &result) != napi_ok) {
+    bool pending = false;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    } else {
+      stopping = true;
+    }
   }
   napi_close_handle_scope(env, scope);
   return stopping;
