@@ -118,3 +118,16 @@ it("the shipped addon has no test hooks", async (t) => {
   assert.equal(native.binding.internal.setSpinLimit, undefined);
   assert.equal(typeof native.binding.internal.runningThreads, "function");
 });
+
+// A fresh `npm install` rewrites a lockfile whose root entry disagrees with
+// package.json (it once lacked the bin entry).
+it("package-lock.json's root entry matches package.json's name, version, bin and dependencies", () => {
+  const lock = JSON.parse(readFileSync(new URL("../package-lock.json", import.meta.url), "utf8"));
+  const root = lock.packages[""];
+  const stripDot = (entries) => Object.fromEntries(Object.entries(entries ?? {}).map(([k, v]) => [k, v.replace(/^\.\//, "")]));
+  assert.equal(root.name, pkg.name);
+  assert.equal(root.version, pkg.version);
+  assert.deepEqual(root.bin, stripDot(pkg.bin));
+  assert.deepEqual(root.dependencies, pkg.dependencies);
+  assert.deepEqual(root.devDependencies, pkg.devDependencies);
+});
