@@ -95,9 +95,10 @@ export function formatWasiThreadPool(control, capacity) {
 // closed bit of H_IMPL, then retires every slot in service, re-reading
 // H_SLOTS until it stops moving. Every spawn on any thread reads the bit
 // first and declines "terminated"; a growing spawner reads it after its CAS
-// on H_SLOTS and its claim of the new slot (the Dekker pairing of src/wtp.h,
-// "Closing a pool"), so no slot is assigned and no worker is grown once this
-// has returned. Returns the number of slots retired.
+// on H_SLOTS and its claim of the new slot, and again after grow(). Why no
+// slot is assigned once this has returned, and what may still start: the
+// one statement of the argument, src/wtp.h, "Closing a pool". Returns the
+// number of slots retired.
 export function terminateWasiThreadPool(pool) {
   const control = pool.control;
   Atomics.or(control, H_IMPL, IMPL_CLOSED);
@@ -350,9 +351,8 @@ export function createWasiThreadPoolSpawn(pool, { owner = false, grow = null, di
         if (Atomics.compareExchange(control, slotBase(n) + S_STATE, PENDING, CLAIMED) !== PENDING) {
           return isClosed(control) ? -2 : -1;
         }
-        // The grower's read of the pairing with terminateWasiThreadPool: if
-        // it misses the closed bit, the closer sees H_SLOTS > n and retires
-        // slot n itself.
+        // G3 of the pairing with terminateWasiThreadPool (src/wtp.h,
+        // "Closing a pool"): a closer this read misses retires slot n itself.
         if (isClosed(control)) {
           setState(control, n, RETIRED);
           return -2;

@@ -39,10 +39,11 @@
  * spawner's generation word) is registered as a core wait token
  * (wtp_interrupt.c) with the thread's worker_threads id, and the core stops
  * it at once when
- *   - interruptThread(threadId) ran: lib/binding.js calls it from
- *     Worker.prototype.terminate, in every thread that loaded the addon,
- *     before Node's own terminate (wtp_interrupt_thread);
- *   - interruptAll() ran: lib/binding.js calls it from the main thread's
+ *   - interruptThread(threadId) ran: lib/native-backend.js calls it from
+ *     Worker.prototype.terminate, in every thread that uses a native pool,
+ *     before Node's own terminate (wtp_interrupt_thread; sticky: a wait the
+ *     thread registers later starts stopped);
+ *   - interruptAll() ran: lib/native-backend.js calls it from the main thread's
  *     process "exit" event (the process's teardown joins workers one after
  *     another, and one slice each would add up) (wtp_interrupt_all).
  * As a backstop for a termination that bypassed the hook (a Worker ended by
@@ -52,7 +53,8 @@
  * a no-op function then fails with napi_pending_exception while no
  * exception is pending (Node refuses to enter JavaScript in a stopping
  * environment). That call costs about 15 us on a cold core, so it is made
- * only at a slice end (every WTP_PARK_SLICE_MS), never after a wake.
+ * only at a slice end (every WTP_PARK_SLICE_MS), or by a spawner's claim
+ * loop once a slice has passed since it last asked; never after a wake.
  */
 #include <limits.h>
 #include <math.h>

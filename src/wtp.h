@@ -43,36 +43,38 @@
  * RETIRED are neither. Any other value is treated as a busy, non-claimable,
  * non-retired state: it never matches a CAS and never indexes anything.
  *
- * ## Concurrency (details and every memory order: wtp_pool.c, wtp_park.c)
+ * ## Concurrency
  *
  * Every word is accessed only with atomics. Workers park on their slot's
- * S_STATE; spawners park on H_GENERATION. A change either waits for is a
- * seq_cst write followed by a wake (S_STATE: wake one after ASSIGNED or an
- * arm's IDLE, wake all after RETIRED; H_GENERATION: fetch_add then wake
- * all). A waiter announces itself in a process-local counter (never in this
- * buffer, which JavaScript may corrupt) before re-checking the word, so a
- * waker that sees no waiter can skip the wake system call without losing a
- * wake-up. S_TID and S_ARG are written by the claiming spawner while the
- * slot is CLAIMED (owned by it alone) and published by its CAS to ASSIGNED.
+ * S_STATE; spawners park on H_GENERATION. Each memory-ordering argument is
+ * written once, where its code is:
+ * - who writes which word, with which order, and why neither a worker nor a
+ *   spawner loses a wake-up: wtp_pool.c, "Who writes which word" and "No
+ *   lost wake-up";
+ * - the park layer's waiter counters (a waker that sees no waiter skips the
+ *   wake system call) and the stop flag in the same pairing: wtp_park.c;
+ * - closing a pool: below.
  * Native waits never block longer than WTP_PARK_SLICE_MS at a time, so the
  * embedder's interrupted() is polled while a thread waits.
  *
  * ## Closing a pool (terminateAll; not in the SDK)
  *
- * wtp_pool_close sets WTP_IMPL_CLOSED in H_IMPL (fetch_or, seq_cst), then
- * reads H_SLOTS (seq_cst) and retires every slot below it, re-reading
- * H_SLOTS until it stops moving. Every spawn, on any thread, reads the bit
- * first and declines WTP_REASON_TERMINATED when it is set; a spawn already
- * under way checks it again on each turn of its claim loop. A growing
- * spawner CASes H_SLOTS n -> n+1 (seq_cst), claims slot n PENDING ->
- * CLAIMED by CAS (seq_cst) and then reads the bit (seq_cst). Dekker: if the
- * grower's read misses the bit, its CAS on H_SLOTS precedes the closer's
- * read of H_SLOTS in the single seq_cst order, so the closer retires slot n
- * (and the grower's CLAIMED -> ASSIGNED CAS, or its PENDING -> CLAIMED CAS,
- * then fails); if it sees the bit, the grower retires slot n itself. Either
- * way, once wtp_pool_close has returned no slot can be assigned again. The
- * claim being a CAS (not the SDK's store) is what keeps a retire that lands
- * between the two steps of a reservation.
+ * wtp_pool_close sets WTP_IMPL_CLOSED in H_IMPL (C1: fetch_or, seq_cst),
+ * then reads H_SLOTS (C2: seq_cst) and retires every slot below it,
+ * re-reading H_SLOTS until it stops moving. Every spawn, on any thread,
+ * reads the bit first and declines WTP_REASON_TERMINATED when it is set; a
+ * spawn already under way checks it again on each turn of its claim loop.
+ * A growing spawner CASes H_SLOTS n -> n+1 (G1, seq_cst), claims slot n
+ * PENDING -> CLAIMED by CAS (G2, seq_cst) and then reads the bit (G3,
+ * seq_cst). Dekker: if G3 misses C1, G1 precedes C2 in the single seq_cst
+ * order, so the closer retires slot n (and the grower's CLAIMED ->
+ * ASSIGNED CAS, or its G2, then fails); if G3 sees C1, the grower retires
+ * slot n itself. Either way, once wtp_pool_close has returned no slot can
+ * be assigned again. G2 being a CAS (not the SDK's store) is what keeps a
+ * retire that lands between G1 and G2; arm being a CAS from PENDING is what
+ * keeps every retired slot retired after the close. This is the one
+ * statement of the argument: docs/design.md, lib/pool-js.js and the code's
+ * comments point here. test/model/pool.pml checks it (P6).
  *
  * What may still start: a grower whose read of the bit came just before the
  * close may still be inside grow() when wtp_pool_close returns (the pairing

@@ -30,10 +30,8 @@
  *   (seq_cst), W2' interrupted(ctx, 0) = wtp_token_interrupted(token, 0),
  *   which loads token->stop seq_cst; then W3 sleep.
  *
- * A waiter whose W2' misses S1 has W2 before K1 in the seq_cst order, so it
- * sees the word change (spinning, at W2, or in the kernel's own check) or
- * is woken; its caller re-reads, parks again, and that park's first check
- * sees S1. So a stop never waits for a slice end.
+ * Why no stop is lost, so that a stop never waits for a slice end:
+ * wtp_park.c, "Stopping a waiter" (the one statement of the argument).
  *
  * A token registered by a thread that was already stopped (the ring of
  * stopped ids below) starts stopped: its thread's own first check sees it,

@@ -561,8 +561,10 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
   AFTER_RESERVE(pool, (uint32_t)n);
   /* PENDING -> CLAIMED by CAS, not the SDK's unconditional store: a retire
    * of slot n that landed since the reservation (wtp_pool_close saw the new
-   * H_SLOTS) must stay. seq_cst so that a server already parked on the
-   * slot (a hostile case) sees a real change. */
+   * H_SLOTS) must stay. seq_cst: G2 of the pairing (wtp.h, "Closing a
+   * pool"). No unpark follows: nobody waits for CLAIMED (a server parked on
+   * a slot nobody gave it, a hostile case, sees the change at its next
+   * check). */
   int32_t expected = WTP_PENDING;
   if (!atomic_compare_exchange_strong_explicit(
           slot_word(pool, (uint32_t)n, WTP_S_STATE), &expected, WTP_CLAIMED,
