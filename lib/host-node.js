@@ -81,11 +81,13 @@ export async function createNodeWasiThreadHost(options) {
   // host sets no V8 flag itself; compileWasiThreadGuest does).
   noteGuestModule(wasmModule);
 
-  const pool = createWasiThreadPool({
-    capacity: poolSize ?? NODE_POOL_CAPACITY,
-    spawnWaitMs,
-    implementation,
-  });
+  const capacity = poolSize ?? NODE_POOL_CAPACITY;
+  const pool = createWasiThreadPool({ capacity, spawnWaitMs, implementation });
+  // lineage[slot]: 1 + the slot of the worker whose guest thread grew this
+  // slot's worker (lib/worker-node.js writes it), 0 for this thread's own.
+  // Node ends a worker's child workers with it, so when one of this thread's
+  // workers exits, the slots of its descendants have lost their workers too.
+  const lineage = new Int32Array(new SharedArrayBuffer(4 * capacity));
   const ledger = createSpawnLedger({
     poolSize: poolSize ?? null,
     onSpawnDeclined,
@@ -104,6 +106,7 @@ export async function createNodeWasiThreadHost(options) {
     execArgv,
     runtimeModule: runtimeModule ?? null,
     freshInstances: freshInstances === true,
+    lineage,
   };
 
   const workers = new Map(); // slot -> Worker, the ones this thread started
@@ -121,19 +124,54 @@ export async function createNodeWasiThreadHost(options) {
     // Idle workers must never keep the process alive; a worker is ref'd only
     // while a thread this host spawned runs on it.
     worker.unref();
+    let errorReported = false;
     worker.on("error", (error) => {
+      errorReported = true;
       console.error("[wasi-thread] worker error:", error);
       reportGuestError(onGuestError, instanceId, wasiThreadPoolLastTid(pool, slot) || null, error);
     });
     worker.once("exit", () => {
       if (workers.get(slot) === worker) workers.delete(slot);
-      // A worker that died while its slot was live: nothing serves the slot
-      // any more, so no spawner may claim it or wait for it.
-      if (wasiThreadPoolSlotState(pool, slot) !== WASI_THREAD_POOL_SLOT.RETIRED) {
-        retireWasiThreadPoolSlot(pool, slot);
-      }
+      retireLost(slot, !errorReported);
+      // Its descendants (workers its guest threads grew, and theirs) ended
+      // with it, whether or not they had reached their serve loops.
+      for (const descendant of descendantsOf(slot)) retireLost(descendant, true);
     });
     workers.set(slot, worker);
+  }
+
+  // A slot whose worker is gone: nothing serves it any more, so no spawner
+  // may claim it or wait for it: retire it. A thread assigned to it and
+  // never taken will never run; unless the worker's own error already told,
+  // its joiner learns that the way a trap is reported (stderr, onGuestError).
+  function retireLost(slot, reportNeverRan) {
+    const state = wasiThreadPoolSlotState(pool, slot);
+    if (state === WASI_THREAD_POOL_SLOT.RETIRED) return;
+    const tid = state === WASI_THREAD_POOL_SLOT.ASSIGNED ? wasiThreadPoolLastTid(pool, slot) : 0;
+    retireWasiThreadPoolSlot(pool, slot);
+    if (tid > 0 && reportNeverRan) {
+      const error = new Error(`guest thread ${tid} never ran: the worker of slot ${slot} ended before it served`);
+      console.error(`[wasi-thread] guest thread ${tid} never ran: its worker ended before serving`);
+      reportGuestError(onGuestError, instanceId, tid, error);
+    }
+  }
+
+  // The slots whose lineage reaches `ancestor` (bounded walk: lineage is
+  // written once per slot, by its grower, so it holds no cycle).
+  function descendantsOf(ancestor) {
+    const found = [];
+    const slots = Math.min(readWasiThreadPoolReport(pool).slots, capacity);
+    for (let slot = 0; slot < slots; slot++) {
+      let parent = Atomics.load(lineage, slot) - 1;
+      for (let hops = 0; parent >= 0 && hops < capacity; hops++) {
+        if (parent === ancestor) {
+          found.push(slot);
+          break;
+        }
+        parent = Atomics.load(lineage, parent) - 1;
+      }
+    }
+    return found;
   }
 
   // Keeps the process alive exactly while a thread runs on one of this host's
