@@ -383,7 +383,9 @@ void wtp_token_unregister(wtp_wait_token_t* token);
  * wtp_interrupt_all); else, at a slice end only, the backstop's answer. */
 int wtp_token_interrupted(wtp_wait_token_t* token, int slice_end);
 /* Stops every registered token of thread_id, and the tokens that thread
- * registers later (it is ending). Any thread may call it. */
+ * registers later (it is ending): the last WTP_STOPPED_THREAD_IDS ids named
+ * are remembered. Any thread may call it. */
+#define WTP_STOPPED_THREAD_IDS 64
 void wtp_interrupt_thread(int32_t thread_id);
 /* Stops every registered token, and every token registered later. */
 void wtp_interrupt_all(void);

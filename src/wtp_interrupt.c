@@ -66,15 +66,15 @@ static void unlock_registry(void) { pthread_mutex_unlock(&registry_lock); }
 static wtp_wait_token_t* registered = NULL; /* under registry_lock */
 static atomic_int all_stopped = 0;
 
-/* The thread ids wtp_interrupt_thread named, the most recent STOPPED_IDS of
- * them, in a ring; read and written under registry_lock only. A stopped
+/* The thread ids wtp_interrupt_thread named, the most recent
+ * WTP_STOPPED_THREAD_IDS of them, in a ring; read and written under registry_lock only. A stopped
  * thread is ending (the terminate hook stops a Worker's thread just before
  * Node terminates it), so a token it registers later (its call into serve
  * or spawn raced the hook) is stopped at registration instead of waiting
  * for the backstop. Node never reuses a threadId. An id pushed out of the
- * ring by STOPPED_IDS later stops only loses that promptness: the backstop
- * still ends the wait within a slice. */
-#define STOPPED_IDS 64
+ * ring by later stops only loses that promptness: the backstop still ends
+ * the wait within a slice. */
+#define STOPPED_IDS WTP_STOPPED_THREAD_IDS
 static int32_t stopped_ids[STOPPED_IDS];
 static uint32_t stopped_count; /* ids ever recorded; the ring holds the last */
 
