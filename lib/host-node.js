@@ -71,12 +71,14 @@ function createHostState(options) {
     freshInstances = false,
   } = options;
 
-  const pool = createWasiThreadPool({
-    capacity: poolSize ?? NODE_POOL_CAPACITY,
-    spawnWaitMs,
-    implementation,
-  });
+  const capacity = poolSize ?? NODE_POOL_CAPACITY;
+  const pool = createWasiThreadPool({ capacity, spawnWaitMs, implementation });
   const poolOps = bindWasiThreadPool(pool);
+  // lineage[slot]: 1 + the slot of the worker whose guest thread grew this
+  // slot's worker (lib/worker-node.js writes it), 0 for this thread's own.
+  // Node ends a worker's child workers with it, so when one of this thread's
+  // workers exits, the slots of its descendants have lost their workers too.
+  const lineage = new Int32Array(new SharedArrayBuffer(4 * capacity));
   const ledger = createSpawnLedger({
     poolSize: poolSize ?? null,
     onSpawnDeclined,
@@ -95,10 +97,13 @@ function createHostState(options) {
     execArgv,
     runtimeModule: runtimeModule ?? null,
     freshInstances: freshInstances === true,
+    lineage,
   };
 
   return {
     poolOps,
+    capacity,
+    lineage,
     ledger,
     execArgv,
     workerData,
@@ -122,23 +127,60 @@ function startWorker(host, slot) {
   // Idle workers must never keep the process alive; a worker is ref'd only
   // while a thread this host spawned runs on it.
   worker.unref();
-  worker.on("error", (error) => onWorkerError(host, slot, error));
-  worker.once("exit", () => onWorkerExit(host, slot, worker));
+  const fate = { errorReported: false };
+  worker.on("error", (error) => onWorkerError(host, slot, error, fate));
+  worker.once("exit", () => onWorkerExit(host, slot, worker, fate));
   host.workers.set(slot, worker);
 }
 
-function onWorkerError(host, slot, error) {
+function onWorkerError(host, slot, error, fate) {
+  fate.errorReported = true;
   console.error("[wasi-thread] worker error:", error);
   reportGuestError(host.onGuestError, host.instanceId, host.poolOps.lastTid(slot) || null, error);
 }
 
-function onWorkerExit(host, slot, worker) {
+function onWorkerExit(host, slot, worker, fate) {
   if (host.workers.get(slot) === worker) host.workers.delete(slot);
-  // A worker that died while its slot was live: nothing serves the slot
-  // any more, so no spawner may claim it or wait for it.
-  if (host.poolOps.slotState(slot) !== WASI_THREAD_POOL_SLOT.RETIRED) {
-    host.poolOps.retire(slot);
+  retireLost(host, slot, !fate.errorReported);
+  // Its descendants (workers its guest threads grew, and theirs) ended
+  // with it, whether or not they had reached their serve loops.
+  for (const descendant of descendantsOf(host, slot)) retireLost(host, descendant, true);
+}
+
+// A slot whose worker is gone: nothing serves it any more, so no spawner
+// may claim it or wait for it: retire it. A thread assigned to it and
+// never taken will never run; unless the worker's own error already told,
+// its joiner learns that the way a trap is reported (stderr, onGuestError).
+function retireLost(host, slot, reportNeverRan) {
+  const { poolOps } = host;
+  const state = poolOps.slotState(slot);
+  if (state === WASI_THREAD_POOL_SLOT.RETIRED) return;
+  const tid = state === WASI_THREAD_POOL_SLOT.ASSIGNED ? poolOps.lastTid(slot) : 0;
+  poolOps.retire(slot);
+  if (tid > 0 && reportNeverRan) {
+    const error = new Error(`guest thread ${tid} never ran: the worker of slot ${slot} ended before it served`);
+    console.error(`[wasi-thread] guest thread ${tid} never ran: its worker ended before serving`);
+    reportGuestError(host.onGuestError, host.instanceId, tid, error);
   }
+}
+
+// The slots whose lineage reaches `ancestor` (bounded walk: lineage is
+// written once per slot, by its grower, so it holds no cycle).
+function descendantsOf(host, ancestor) {
+  const { lineage, capacity } = host;
+  const found = [];
+  const slots = Math.min(host.poolOps.report().slots, capacity);
+  for (let slot = 0; slot < slots; slot++) {
+    let parent = Atomics.load(lineage, slot) - 1;
+    for (let hops = 0; parent >= 0 && hops < capacity; hops++) {
+      if (parent === ancestor) {
+        found.push(slot);
+        break;
+      }
+      parent = Atomics.load(lineage, parent) - 1;
+    }
+  }
+  return found;
 }
 
 // Keeps the process alive exactly while a thread runs on one of this host's

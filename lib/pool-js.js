@@ -95,9 +95,10 @@ export function formatWasiThreadPool(control, capacity) {
 // closed bit of H_IMPL, then retires every slot in service, re-reading
 // H_SLOTS until it stops moving. Every spawn on any thread reads the bit
 // first and declines "terminated"; a growing spawner reads it after its CAS
-// on H_SLOTS and its claim of the new slot (the Dekker pairing of src/wtp.h,
-// "Closing a pool"), so no slot is assigned and no worker is grown once this
-// has returned. Returns the number of slots retired.
+// on H_SLOTS and its claim of the new slot, and again after grow(). Why no
+// slot is assigned once this has returned, and what may still start: the
+// one statement of the argument, src/wtp.h, "Closing a pool". Returns the
+// number of slots retired.
 export function terminateWasiThreadPool(pool) {
   const control = pool.control;
   Atomics.or(control, H_IMPL, IMPL_CLOSED);
@@ -125,12 +126,19 @@ export function openWasiThreadPoolSlots(pool, count) {
   Atomics.store(pool.control, H_SLOTS, count);
 }
 
+// Refinement: PENDING -> IDLE only, by CAS (the SDK stores IDLE in any
+// state), so a RETIRED slot stays RETIRED (a closed pool stays closed) and
+// an active slot keeps its thread. As wtp_slot_arm in src/wtp_pool.c.
 export function armWasiThreadPoolSlot(pool, slot, { messageDispatch = false } = {}) {
   const control = pool.control;
+  const index = slotBase(slot) + S_STATE;
+  if (Atomics.load(control, index) !== PENDING) return;
   if (messageDispatch) {
     Atomics.store(control, slotBase(slot) + S_FLAGS, FLAG_MESSAGE_DISPATCH);
   }
-  setState(control, slot, IDLE);
+  if (Atomics.compareExchange(control, index, PENDING, IDLE) !== PENDING) return;
+  Atomics.notify(control, index);
+  bumpGeneration(control);
 }
 
 // Unconditional: a worker parked on the slot wakes and returns.
@@ -357,9 +365,8 @@ function reserve(spawner) {
       if (Atomics.compareExchange(control, slotBase(n) + S_STATE, PENDING, CLAIMED) !== PENDING) {
         return isClosed(control) ? -2 : -1;
       }
-      // The grower's read of the pairing with terminateWasiThreadPool: if
-      // it misses the closed bit, the closer sees H_SLOTS > n and retires
-      // slot n itself.
+      // G3 of the pairing with terminateWasiThreadPool (src/wtp.h,
+      // "Closing a pool"): a closer this read misses retires slot n itself.
       if (isClosed(control)) {
         setState(control, n, RETIRED);
         return -2;
@@ -387,6 +394,13 @@ function growOne(spawner, attempt) {
     // The slot is used up for good: retired, it counts against capacity.
     setState(spawner.control, slot, RETIRED);
     attempt.reason = WORKER_CREATE_FAILED;
+    return -1;
+  }
+  // Closed while grow() ran: decline before taking a tid (as grow_one in
+  // src/wtp_pool.c; the worker just started finds its slot retired).
+  if (isClosed(spawner.control)) {
+    setState(spawner.control, slot, RETIRED);
+    attempt.reason = TERMINATED;
     return -1;
   }
   return slot;

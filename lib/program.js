@@ -360,8 +360,10 @@ async function stopProgram(pool, worker) {
     return;
   }
   const nativePool = native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native";
-  // Closed: every spawn on any thread declines and no worker is grown any
-  // more; every slot in service is retired (idle serve loops return).
+  // Closed: every spawn on any thread declines and starts no worker (a
+  // grow() already under way may, and that worker finds its slot retired:
+  // src/wtp.h, "Closing a pool"); every slot in service is retired (idle
+  // serve loops return).
   const retired = terminateWasiThreadPool(pool);
   // Pool workers are not this thread's workers, so the terminate hook of
   // lib/native-backend.js does not see them: wake their native waits by thread id.

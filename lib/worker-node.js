@@ -10,10 +10,11 @@
 //
 // workerData: {wasmModule, memory, hostcallChannel, processState,
 //              extraImports, pool, slot, execArgv, runtimeModule,
-//              freshInstances}
-// (runtimeModule and freshInstances are this package's additions: the URL of
-// a module whose createWasiThreadWorkerRuntime replaces lib/runtime.js's, and
-// the instance policy.)
+//              freshInstances, lineage}
+// (runtimeModule, freshInstances and lineage are this package's additions:
+// the URL of a module whose createWasiThreadWorkerRuntime replaces
+// lib/runtime.js's, the instance policy, and the owner's record of which
+// worker grew which slot, absent when the owner keeps none.)
 
 import { threadId, Worker, workerData } from "node:worker_threads";
 // The addon for native pools, handed to lib/pool-backend.js before the pool is bound.
@@ -53,6 +54,9 @@ const CHILD_GRACE_MS = 1000;
 // workers themselves; nobody here could deliver an event anyway (this thread
 // is blocked in its serve loop).
 function grow(nextSlot) {
+  // Parentage, for the owner: when this worker's owner sees it exit, the
+  // slots it grew lost their workers too (lib/host-node.js, lineage).
+  if (workerData.lineage && nextSlot < workerData.lineage.length) Atomics.store(workerData.lineage, nextSlot, slot + 1);
   const worker = new Worker(new URL(import.meta.url), {
     execArgv,
     workerData: { ...workerData, slot: nextSlot },

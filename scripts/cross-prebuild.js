@@ -20,8 +20,11 @@
 //
 // What each build gets, and why (binding.gyp says the same for node-gyp):
 // - Node-API headers from the node-api-headers dev dependency (pinned), and
-//   libuv's headers (binding.c uses uv_once / uv_mutex, which every Node
-//   exports) from this Node's include/node folder;
+//   libuv's headers from this Node's include/node folder (no source calls
+//   libuv today: the addon's lock and once are the OS's own, pthread or
+//   Windows SRW/InitOnce, in wtp_interrupt.c and addon_copy.c; the folder
+//   stays on the include path, and nodeDef() would add any uv_* call a
+//   source made to the import library);
 // - NAPI_VERSION=8, -O2, hidden visibility (only napi_register_module_v1 is
 //   exported), stripped;
 // - Linux: wait_linux.c, -fPIC, gnu11, a version script that exports only

@@ -40,10 +40,11 @@
  * spawner's generation word) is registered as a core wait token
  * (wtp_interrupt.c) with the thread's worker_threads id, and the core stops
  * it at once when
- *   - interruptThread(threadId) ran: lib/binding.js calls it from
- *     Worker.prototype.terminate, in every thread that loaded the addon,
- *     before Node's own terminate (wtp_interrupt_thread);
- *   - interruptAll() ran: lib/binding.js calls it from the main thread's
+ *   - interruptThread(threadId) ran: lib/native-backend.js calls it from
+ *     Worker.prototype.terminate, in every thread that uses a native pool,
+ *     before Node's own terminate (wtp_interrupt_thread; sticky: a wait the
+ *     thread registers later starts stopped);
+ *   - interruptAll() ran: lib/native-backend.js calls it from the main thread's
  *     process "exit" event (the process's teardown joins workers one after
  *     another, and one slice each would add up) (wtp_interrupt_all).
  * As a backstop for a termination that bypassed the hook (a Worker ended by
@@ -53,7 +54,8 @@
  * a no-op function then fails with napi_pending_exception while no
  * exception is pending (Node refuses to enter JavaScript in a stopping
  * environment). That call costs about 15 us on a cold core, so it is made
- * only at a slice end (every WTP_PARK_SLICE_MS), never after a wake.
+ * only at a slice end (every WTP_PARK_SLICE_MS), or by a spawner's claim
+ * loop once a slice has passed since it last asked; never after a wake.
  */
 #include <limits.h>
 #include <math.h>
@@ -156,19 +158,32 @@ static napi_value noop(napi_env env, napi_callback_info info) {
 }
 
 /* Whether this thread's environment can no longer run JavaScript (it is
- * being terminated): the no-op call fails without a pending exception. */
+ * being terminated): the no-op call fails without a pending exception
+ * (Node refuses to enter JavaScript there, and says so only by the status).
+ * Any other outcome is "not stopping": a call that failed with an exception
+ * pending (a stack overflow reached in the call, say) is this thread's own
+ * trouble, not a termination, and that exception is cleared here (nothing
+ * up the stack expects it: the backstop is asked from inside a wait); a
+ * handle scope or reference that cannot be had proves nothing either, and
+ * the next slice end asks again. */
 static bool env_stopping(napi_env env) {
   env_data_t* data = NULL;
   if (napi_get_instance_data(env, (void**)&data) != napi_ok || data == NULL)
     return false;
   napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return true;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return false;
   napi_value fn, recv, result;
-  bool stopping = true;
+  bool stopping = false;
   if (napi_get_reference_value(env, data->noop_ref, &fn) == napi_ok &&
-      napi_get_undefined(env, &recv) == napi_ok) {
-    napi_status status = napi_call_function(env, recv, fn, 0, NULL, &result);
-    stopping = status != napi_ok;
+      napi_get_undefined(env, &recv) == napi_ok &&
+      napi_call_function(env, recv, fn, 0, NULL, &result) != napi_ok) {
+    bool pending = false;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending) {
+      napi_value ignored;
+      napi_get_and_clear_last_exception(env, &ignored);
+    } else {
+      stopping = true;
+    }
   }
   napi_close_handle_scope(env, scope);
   return stopping;
@@ -966,15 +981,19 @@ static napi_value js_interrupt_thread(napi_env env, napi_callback_info info) {
 /* ## Internal exports, for the package's own tests (binding.internal)
  *
  * runningThreads(): the spin heuristic's process-wide count of guest threads
- * assigned and not yet done (wtp__park_running).
+ * assigned and not yet done (wtp__park_running); a read, harmless to ship.
  * setSpinLimit(n): overrides the spin limit of every park in the process
  * (-1 restores the default), as the C tests do; lets a test hold a waiter
- * in its spin. Neither is part of the public API. */
+ * in its spin. A process-wide write any code could make (a spin of 2^31
+ * pauses), so it exists only in test builds of the addon
+ * (-DWTP_ADDON_TEST_HOOKS: test/support/test-addon.js), never in the
+ * shipped one. Neither is part of the public API. */
 static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   (void)info;
   return make_int32(env, wtp__park_running());
 }
 
+#ifdef WTP_ADDON_TEST_HOOKS
 static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   GET_ARGS(env, info, 1, argv);
@@ -984,6 +1003,7 @@ static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   wtp__park_set_spin_limit(limit);
   return make_undefined(env);
 }
+#endif
 
 /* ## Module */
 
@@ -1111,8 +1131,10 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   const napi_property_descriptor internals[] = {
       {"runningThreads", NULL, js_running_threads, NULL, NULL, NULL,
        napi_enumerable, NULL},
+#ifdef WTP_ADDON_TEST_HOOKS
       {"setSpinLimit", NULL, js_set_spin_limit, NULL, NULL, NULL,
        napi_enumerable, NULL},
+#endif
   };
   WTP_NAPI_CALL(env, napi_define_properties(
                          env, internal,

@@ -10,12 +10,19 @@
  * if the waker ran first, its change (made before it locked) is visible to
  * the check (made after the waiter locked).
  *
- * Words of different addresses can share a bucket. Wakes therefore mark
- * individual waiters (by address) as woken and broadcast the bucket's
- * condition variable; a thread whose mark is not set goes back to sleep, so
- * wtp__wake_one wakes one waiter of that address, never a waiter of
- * another word in the same bucket. A collision costs extra context switches
- * only.
+ * Words of different addresses can share a bucket, so each waiter sleeps on
+ * a condition variable of its own (on its stack, made per wait): a wake
+ * finds the waiters of its address in the bucket's list, unlinks and marks
+ * them, and signals only their condition variables. A waiter of another
+ * word in the same bucket is never woken by it.
+ *
+ * Every pthread call's result is checked. The mutex and condition variable
+ * calls can fail only on misuse (EINVAL, EPERM: an uninitialised or
+ * foreign-owned object), which would be a bug here and never follows from
+ * input: abort() rather than spin or lose a wake. A condition variable that
+ * cannot be made (pthread_cond_init: EAGAIN, ENOMEM) turns that wait into a
+ * spurious wake, which the contract allows: the caller re-reads and waits
+ * again.
  *
  * Needs pthread_condattr_setclock (POSIX 2008). macOS lacks it and uses
  * wait_darwin.c.
@@ -38,32 +45,35 @@ typedef struct waiter {
   struct waiter* next;
   struct waiter* prev;
   const int32_t* addr;
-  int woken; /* written by a waker under the bucket mutex */
+  int woken;           /* written by a waker under the bucket mutex */
+  pthread_cond_t cond; /* this waiter's own; signalled under the mutex */
 } waiter_t;
 
 typedef struct bucket {
   pthread_mutex_t mutex;
-  pthread_cond_t cond;
   waiter_t* head; /* every thread waiting in this bucket, any address */
 } bucket_t;
 
 static bucket_t buckets[BUCKETS];
+static pthread_condattr_t monotonic; /* CLOCK_MONOTONIC, set once */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* See the top of the file: these fail only on misuse. */
+static void must(int rc) {
+  if (rc != 0) abort();
+}
+
 static void init_buckets(void) {
-  pthread_condattr_t attr;
-  if (pthread_condattr_init(&attr) != 0) abort();
-  if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0) abort();
+  must(pthread_condattr_init(&monotonic));
+  must(pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC));
   for (int i = 0; i < BUCKETS; i++) {
-    if (pthread_mutex_init(&buckets[i].mutex, NULL) != 0) abort();
-    if (pthread_cond_init(&buckets[i].cond, &attr) != 0) abort();
+    must(pthread_mutex_init(&buckets[i].mutex, NULL));
     buckets[i].head = NULL;
   }
-  pthread_condattr_destroy(&attr);
 }
 
 static bucket_t* bucket_of(const int32_t* addr) {
-  pthread_once(&once, init_buckets);
+  must(pthread_once(&once, init_buckets));
   return &buckets[wtp__hash_word(addr) & (BUCKETS - 1)];
 }
 
@@ -86,15 +96,20 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
     if (ts.tv_sec < 0) timed = 0; /* past time_t: never */
   }
 
-  pthread_mutex_lock(&b->mutex);
+  waiter_t self = {NULL, NULL, addr, 0, PTHREAD_COND_INITIALIZER};
+  if (pthread_cond_init(&self.cond, &monotonic) != 0)
+    return 1; /* no condition variable: a spurious wake (top of the file) */
+
+  must(pthread_mutex_lock(&b->mutex));
   /* Relaxed: the mutex orders this load after any change a waker made
    * before it locked (see the top of the file). */
   if (atomic_load_explicit((_Atomic int32_t*)addr, memory_order_relaxed) !=
       expected) {
-    pthread_mutex_unlock(&b->mutex);
+    must(pthread_mutex_unlock(&b->mutex));
+    must(pthread_cond_destroy(&self.cond));
     return 1;
   }
-  waiter_t self = {b->head, NULL, addr, 0};
+  self.next = b->head;
   if (b->head) b->head->prev = &self;
   b->head = &self;
 
@@ -102,39 +117,44 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
   while (!self.woken) {
     /* pthread_cond_(timed)wait never fails with EINTR: a signal handler
      * runs and the wait resumes against the same absolute deadline. */
-    int rc = timed ? pthread_cond_timedwait(&b->cond, &b->mutex, &ts)
-                   : pthread_cond_wait(&b->cond, &b->mutex);
-    if (rc == ETIMEDOUT && !self.woken) {
-      /* ETIMEDOUT from an absolute CLOCK_MONOTONIC deadline: it passed. */
-      unlink_waiter(b, &self);
-      result = 0;
+    int rc = timed ? pthread_cond_timedwait(&self.cond, &b->mutex, &ts)
+                   : pthread_cond_wait(&self.cond, &b->mutex);
+    if (rc == ETIMEDOUT) {
+      if (!self.woken) {
+        /* ETIMEDOUT from an absolute CLOCK_MONOTONIC deadline: it passed. */
+        unlink_waiter(b, &self);
+        result = 0;
+      }
       break;
     }
+    must(rc);
   }
-  /* A waker that set self.woken has already unlinked us. */
-  pthread_mutex_unlock(&b->mutex);
+  /* A waker that set self.woken has already unlinked us and signalled
+   * self.cond under the mutex, so nothing touches self.cond after this
+   * unlock. */
+  must(pthread_mutex_unlock(&b->mutex));
+  must(pthread_cond_destroy(&self.cond));
   return result;
 }
 
 static void wake(int32_t* addr, int all) {
   bucket_t* b = bucket_of(addr);
-  int any = 0;
-  pthread_mutex_lock(&b->mutex);
+  must(pthread_mutex_lock(&b->mutex));
   waiter_t* w = b->head;
   while (w != NULL) {
     waiter_t* next = w->next;
     if (w->addr == addr) {
       unlink_waiter(b, w);
       w->woken = 1;
-      any = 1;
+      /* Under the mutex: the waiter's frame (its node and its condition
+       * variable) stays valid until it reacquires the mutex, which we
+       * hold. */
+      must(pthread_cond_signal(&w->cond));
       if (!all) break;
     }
     w = next;
   }
-  /* Broadcast under the mutex: a woken waiter's stack frame (its list
-   * node) stays valid until it reacquires the mutex, which we hold. */
-  if (any) pthread_cond_broadcast(&b->cond);
-  pthread_mutex_unlock(&b->mutex);
+  must(pthread_mutex_unlock(&b->mutex));
 }
 
 void wtp__wake_one(int32_t* addr) { wake(addr, 0); }

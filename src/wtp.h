@@ -23,7 +23,8 @@
  *
  * ## Slot states (S_STATE)
  *
- *   PENDING  -> IDLE      owner arms the slot (browser warm pool)
+ *   PENDING  -> IDLE      owner arms the slot (browser warm pool), by CAS:
+ *                         arm of any other state changes nothing
  *   PENDING  -> CLAIMED   a growing spawner, after reserving slot n by CAS
  *                         H_SLOTS n -> n+1; a CAS, not the SDK's store, so a
  *                         retire landing between the two steps stays
@@ -42,36 +43,46 @@
  * RETIRED are neither. Any other value is treated as a busy, non-claimable,
  * non-retired state: it never matches a CAS and never indexes anything.
  *
- * ## Concurrency (details and every memory order: wtp_pool.c, wtp_park.c)
+ * ## Concurrency
  *
  * Every word is accessed only with atomics. Workers park on their slot's
- * S_STATE; spawners park on H_GENERATION. A change either waits for is a
- * seq_cst write followed by a wake (S_STATE: wake one after ASSIGNED or an
- * arm's IDLE, wake all after RETIRED; H_GENERATION: fetch_add then wake
- * all). A waiter announces itself in a process-local counter (never in this
- * buffer, which JavaScript may corrupt) before re-checking the word, so a
- * waker that sees no waiter can skip the wake system call without losing a
- * wake-up. S_TID and S_ARG are written by the claiming spawner while the
- * slot is CLAIMED (owned by it alone) and published by its CAS to ASSIGNED.
+ * S_STATE; spawners park on H_GENERATION. Each memory-ordering argument is
+ * written once, where its code is:
+ * - who writes which word, with which order, and why neither a worker nor a
+ *   spawner loses a wake-up: wtp_pool.c, "Who writes which word" and "No
+ *   lost wake-up";
+ * - the park layer's waiter counters (a waker that sees no waiter skips the
+ *   wake system call) and the stop flag in the same pairing: wtp_park.c;
+ * - closing a pool: below.
  * Native waits never block longer than WTP_PARK_SLICE_MS at a time, so the
  * embedder's interrupted() is polled while a thread waits.
  *
  * ## Closing a pool (terminateAll; not in the SDK)
  *
- * wtp_pool_close sets WTP_IMPL_CLOSED in H_IMPL (fetch_or, seq_cst), then
- * reads H_SLOTS (seq_cst) and retires every slot below it, re-reading
- * H_SLOTS until it stops moving. Every spawn, on any thread, reads the bit
- * first and declines WTP_REASON_TERMINATED when it is set; a spawn already
- * under way checks it again on each turn of its claim loop. A growing
- * spawner CASes H_SLOTS n -> n+1 (seq_cst), claims slot n PENDING ->
- * CLAIMED by CAS (seq_cst) and then reads the bit (seq_cst). Dekker: if the
- * grower's read misses the bit, its CAS on H_SLOTS precedes the closer's
- * read of H_SLOTS in the single seq_cst order, so the closer retires slot n
- * (and the grower's CLAIMED -> ASSIGNED CAS, or its PENDING -> CLAIMED CAS,
- * then fails); if it sees the bit, the grower retires slot n itself. Either
- * way, once wtp_pool_close has returned no slot can be assigned again, and
- * no worker is grown. The claim being a CAS (not the SDK's store) is what
- * keeps a retire that lands between the two steps of a reservation.
+ * wtp_pool_close sets WTP_IMPL_CLOSED in H_IMPL (C1: fetch_or, seq_cst),
+ * then reads H_SLOTS (C2: seq_cst) and retires every slot below it,
+ * re-reading H_SLOTS until it stops moving. Every spawn, on any thread,
+ * reads the bit first and declines WTP_REASON_TERMINATED when it is set; a
+ * spawn already under way checks it again on each turn of its claim loop.
+ * A growing spawner CASes H_SLOTS n -> n+1 (G1, seq_cst), claims slot n
+ * PENDING -> CLAIMED by CAS (G2, seq_cst) and then reads the bit (G3,
+ * seq_cst). Dekker: if G3 misses C1, G1 precedes C2 in the single seq_cst
+ * order, so the closer retires slot n (and the grower's CLAIMED ->
+ * ASSIGNED CAS, or its G2, then fails); if G3 sees C1, the grower retires
+ * slot n itself. Either way, once wtp_pool_close has returned no slot can
+ * be assigned again. G2 being a CAS (not the SDK's store) is what keeps a
+ * retire that lands between G1 and G2; arm being a CAS from PENDING is what
+ * keeps every retired slot retired after the close. This is the one
+ * statement of the argument: docs/design.md, lib/pool-js.js and the code's
+ * comments point here. test/model/pool.pml checks it (P6).
+ *
+ * What may still start: a grower whose read of the bit came just before the
+ * close may still be inside grow() when wtp_pool_close returns (the pairing
+ * decides who retires slot n, it cannot recall a grow() under way). The
+ * worker grow() starts finds slot n RETIRED and its serve loop returns at
+ * once, without running a thread; the grower reads the bit again after
+ * grow() and declines "terminated" before it takes a tid. No worker is
+ * grown by a spawn that starts after wtp_pool_close has returned.
  */
 #ifndef WTP_H
 #define WTP_H
@@ -95,7 +106,10 @@ enum wtp_header_word {
    * become claimable or has been retired. Spawners sleep on it. */
   WTP_H_GENERATION = 0,
   /* Next tid, starting at 1. Shared by every thread of the process, so tids
-   * are dense and unique. Taken by a CAS t -> t+1 only while 1 <= t <=
+   * are unique and increasing. Dense except for one case: a spawn that took
+   * a tid and then lost its slot to a retire (worker exit, wtp_pool_close)
+   * before assigning it, and then declines, leaves that tid unused. Taken
+   * by a CAS t -> t+1 only while 1 <= t <=
    * WTP_MAX_TID: once it holds MAX_TID + 1 (or any value outside that
    * range) it is never written again, so exhaustion is sticky and no tid is
    * ever handed out twice (the SDK's fetch_add keeps counting and wraps
@@ -212,6 +226,7 @@ void wtp_pool_wake_spawners(const wtp_pool_t* pool);
 /* Owner-side operations of the SDK API. Each returns WTP_EINVAL for a slot
  * index >= max_slots and touches nothing then. */
 void wtp_pool_open_slots(const wtp_pool_t* pool, int32_t slot_count);
+/* PENDING -> IDLE (flags first), by CAS; any other state is left as it is. */
 int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch);
 int wtp_slot_retire(const wtp_pool_t* pool, uint32_t slot);
 /* Reads of the slot words; *out receives the value. */
@@ -244,8 +259,9 @@ void wtp_pool_report(const wtp_pool_t* pool, wtp_report_t* out);
  * All are called on the calling thread, from inside wtp_spawn / wtp_serve.
  * interrupted() is polled when a bounded wait slice (WTP_PARK_SLICE_MS) ends
  * (slice_end = 1), and with slice_end = 0 each time a waiter has announced
- * itself and found the word unchanged, just before it sleeps, and when a
- * wake leaves the word unchanged. So that a thread the embedder wants to end
+ * itself and found the word unchanged, just before it sleeps, when a wake
+ * leaves the word unchanged, and at the start of each turn of a spawner's
+ * claim loop (a stopped spawner declines before it reserves or grows). So that a thread the embedder wants to end
  * (a terminated Node worker, a process exiting) leaves a native wait
  * promptly, the embedder stores its stop flag (seq_cst), then makes a change
  * of the word the waiter tolerates (wtp_slot_retire for a serve loop's slot,
@@ -322,8 +338,10 @@ int wtp_serve(const wtp_pool_t* pool, uint32_t slot, int32_t os_thread_id,
  *
  * States of a token (stop, seq_cst): 0 from wtp_token_register; 1 once a
  * wtp_interrupt_thread naming its thread, or a wtp_interrupt_all, has run
- * while it was registered. Never back to 0. Written by the stopper under the
- * registry lock, read by the waiter without it.
+ * while it was registered, and 1 from the start when its thread was named
+ * by a wtp_interrupt_thread before it registered (a stopped thread is
+ * ending; the last 64 ids are remembered, see wtp_interrupt.c). Never back
+ * to 0. Written under the registry lock, read by the waiter without it.
  *
  * wtp_interrupt_all() is one-way for the process: every token registered
  * later is stopped too (its first wtp_token_interrupted answers 1).
@@ -346,7 +364,7 @@ typedef struct wtp_wait_token {
   uint32_t slot;   /* WTP_TOKEN_SLOT: the slot */
   wtp_token_kind_t kind;
   int32_t thread_id;
-  int32_t stop;             /* 0 / 1, accessed only through atomics */
+  _Atomic int32_t stop;     /* 0 / 1; C-private, never in a shared buffer */
   wtp_backstop_cb backstop; /* NULL: none */
   void* backstop_ctx;
   /* The registry's links, read and written under its lock only. */
@@ -364,7 +382,10 @@ void wtp_token_unregister(wtp_wait_token_t* token);
 /* The interrupted() answer for the token's wait: 1 if stopped (or after
  * wtp_interrupt_all); else, at a slice end only, the backstop's answer. */
 int wtp_token_interrupted(wtp_wait_token_t* token, int slice_end);
-/* Stops every registered token of thread_id. Any thread may call it. */
+/* Stops every registered token of thread_id, and the tokens that thread
+ * registers later (it is ending): the last WTP_STOPPED_THREAD_IDS ids named
+ * are remembered. Any thread may call it. */
+#define WTP_STOPPED_THREAD_IDS 64
 void wtp_interrupt_thread(int32_t thread_id);
 /* Stops every registered token, and every token registered later. */
 void wtp_interrupt_all(void);

@@ -30,10 +30,12 @@
  *   (seq_cst), W2' interrupted(ctx, 0) = wtp_token_interrupted(token, 0),
  *   which loads token->stop seq_cst; then W3 sleep.
  *
- * A waiter whose W2' misses S1 has W2 before K1 in the seq_cst order, so it
- * sees the word change (spinning, at W2, or in the kernel's own check) or
- * is woken; its caller re-reads, parks again, and that park's first check
- * sees S1. So a stop never waits for a slice end.
+ * Why no stop is lost, so that a stop never waits for a slice end:
+ * wtp_park.c, "Stopping a waiter" (the one statement of the argument).
+ *
+ * A token registered by a thread that was already stopped (the ring of
+ * stopped ids below) starts stopped: its thread's own first check sees it,
+ * and no word change is needed since it has not read the word yet.
  *
  * all_stopped: 0 until wtp_interrupt_all, then 1 for good. Stored seq_cst
  * before the same marking of every registered token (each then pairs as
@@ -64,8 +66,28 @@ static void unlock_registry(void) { pthread_mutex_unlock(&registry_lock); }
 static wtp_wait_token_t* registered = NULL; /* under registry_lock */
 static atomic_int all_stopped = 0;
 
-static inline _Atomic int32_t* stop_word(wtp_wait_token_t* token) {
-  return (_Atomic int32_t*)&token->stop; /* as the pool's words: wtp_park.c */
+/* The thread ids wtp_interrupt_thread named, the most recent
+ * WTP_STOPPED_THREAD_IDS of them, in a ring; read and written under registry_lock only. A stopped
+ * thread is ending (the terminate hook stops a Worker's thread just before
+ * Node terminates it), so a token it registers later (its call into serve
+ * or spawn raced the hook) is stopped at registration instead of waiting
+ * for the backstop. Node never reuses a threadId. An id pushed out of the
+ * ring by later stops only loses that promptness: the backstop still ends
+ * the wait within a slice. */
+#define STOPPED_IDS WTP_STOPPED_THREAD_IDS
+static int32_t stopped_ids[STOPPED_IDS];
+static uint32_t stopped_count; /* ids ever recorded; the ring holds the last */
+
+static void remember_stopped(int32_t thread_id) {
+  stopped_ids[stopped_count % STOPPED_IDS] = thread_id;
+  stopped_count++;
+}
+
+static int was_stopped(int32_t thread_id) {
+  uint32_t n = stopped_count < STOPPED_IDS ? stopped_count : STOPPED_IDS;
+  for (uint32_t i = 0; i < n; i++)
+    if (stopped_ids[i] == thread_id) return 1;
+  return 0;
 }
 
 void wtp_token_register(wtp_wait_token_t* token, const wtp_pool_t* pool,
@@ -77,9 +99,11 @@ void wtp_token_register(wtp_wait_token_t* token, const wtp_pool_t* pool,
   token->thread_id = thread_id;
   token->backstop = backstop;
   token->backstop_ctx = backstop_ctx;
-  /* Relaxed: published to stoppers by the lock below. */
-  atomic_store_explicit(stop_word(token), 0, memory_order_relaxed);
   lock_registry();
+  /* Relaxed: published to stoppers by the lock; read by the registering
+   * thread itself (its own waits) in program order. */
+  atomic_store_explicit(&token->stop, was_stopped(thread_id),
+                        memory_order_relaxed);
   token->prev = NULL;
   token->next = registered;
   if (registered != NULL) registered->prev = token;
@@ -102,31 +126,32 @@ int wtp_token_interrupted(wtp_wait_token_t* token, int slice_end) {
   /* seq_cst: W2' of "Stopping" above, paired with the seq_cst stores of
    * wtp_interrupt_all and stop_token. */
   if (atomic_load_explicit(&all_stopped, memory_order_seq_cst)) return 1;
-  if (atomic_load_explicit(stop_word(token), memory_order_seq_cst)) return 1;
+  if (atomic_load_explicit(&token->stop, memory_order_seq_cst)) return 1;
   return slice_end && token->backstop != NULL &&
          token->backstop(token->backstop_ctx) != 0;
 }
 
 /* S1, then K1 + K2 + K3. The caller holds registry_lock. */
 static void stop_token(wtp_wait_token_t* token) {
-  atomic_store_explicit(stop_word(token), 1, memory_order_seq_cst);
+  atomic_store_explicit(&token->stop, 1, memory_order_seq_cst);
   if (token->kind == WTP_TOKEN_SLOT)
     wtp_slot_retire(&token->pool, token->slot);
   else
     wtp_pool_wake_spawners(&token->pool);
 }
 
-static void stop_registered(int all, int32_t thread_id) {
+void wtp_interrupt_thread(int32_t thread_id) {
   lock_registry();
+  remember_stopped(thread_id);
   for (wtp_wait_token_t* t = registered; t != NULL; t = t->next)
-    if (all || t->thread_id == thread_id) stop_token(t);
+    if (t->thread_id == thread_id) stop_token(t);
   unlock_registry();
 }
-
-void wtp_interrupt_thread(int32_t thread_id) { stop_registered(0, thread_id); }
 
 void wtp_interrupt_all(void) {
   /* seq_cst: pairs with the seq_cst load in wtp_token_interrupted. */
   atomic_store_explicit(&all_stopped, 1, memory_order_seq_cst);
-  stop_registered(1, 0);
+  lock_registry();
+  for (wtp_wait_token_t* t = registered; t != NULL; t = t->next) stop_token(t);
+  unlock_registry();
 }

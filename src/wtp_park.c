@@ -10,8 +10,8 @@
  * _Atomic int32_t as a plain, lock-free 32-bit integer accessed with the
  * native atomic instructions; that is the same assumption libuv and V8 make
  * about shared 32-bit words, and the one JavaScript's Atomics rely on over
- * the very same memory. ATOMIC_INT_LOCK_FREE == 2 is checked at compile time
- * below.
+ * the very same memory. wtp_wait.h asserts at compile time the size,
+ * alignment and lock-freedom this relies on, for every file that casts.
  *
  * ## The parked-waiter counters and the lost wake-up
  *
@@ -107,10 +107,6 @@
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
-#endif
-
-#if ATOMIC_INT_LOCK_FREE != 2
-#error "wasi-thread-pool needs lock-free 32-bit atomics"
 #endif
 
 #define SLICE_NS ((uint64_t)WTP_PARK_SLICE_MS * 1000000u)

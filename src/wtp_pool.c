@@ -4,14 +4,12 @@
  * ## Atomics on the buffer
  *
  * The buffer is an Int32Array's memory, handed in as int32_t*; every access
- * goes through a cast to _Atomic int32_t*. C11 does not promise that
- * _Atomic int32_t has int32_t's layout, but on every compiler and target we
- * build for (gcc, clang, MSVC; x86, x86-64, arm64) it is a plain 4-byte
- * integer, 4-byte aligned, accessed lock-free with the native instructions
- * (ATOMIC_INT_LOCK_FREE == 2 is asserted in wtp_park.c). JavaScript's
- * Atomics use the same instructions on the same words, so C and JS agree on
- * every value; they do not share waiter lists (see WTP_H_IMPL), which is why
- * a native pool only ever waits and wakes through wtp_park.c.
+ * goes through a cast to _Atomic int32_t* (why that is sound, and the
+ * compile-time checks: wtp_park.c, "Atomics on plain int32_t words").
+ * JavaScript's Atomics use the same instructions on the same words, so C
+ * and JS agree on every value; they do not share waiter lists (see
+ * WTP_H_IMPL), which is why a native pool only ever waits and wakes through
+ * wtp_park.c.
  *
  * ## Who writes which word
  *
@@ -39,7 +37,7 @@
  *                 release (seq_cst) CAS CLAIMED -> ASSIGNED; the worker's
  *                 acquire CAS ASSIGNED -> RUNNING reads that store, so its
  *                 loads of S_TID/S_ARG see the spawner's values.
- *   S_FLAGS       stored by the owner before the seq_cst store of IDLE in arm.
+ *   S_FLAGS       stored by the owner before arm's seq_cst CAS PENDING -> IDLE.
  *   S_THREAD      stored once by the serving worker; a statistic (relaxed).
  *
  * ## No lost wake-up
@@ -84,7 +82,12 @@
  * (b) interrupted() stopping a wait: wtp_spawn returns WTP_REASON_INTERRUPTED
  *     (not counted in H_DECLINED); wtp_serve retires its slot, so that no
  *     spawner assigns a thread to a worker that is going away, and returns
- *     WTP_SERVE_INTERRUPTED.
+ *     WTP_SERVE_INTERRUPTED. The claim loop also asks interrupted(ctx, 0) at
+ *     the start of each turn, so a stopped spawner declines before it
+ *     reserves a slot, grows a worker or waits (only its first scan, before
+ *     the loop, may still take an IDLE slot), and interrupted(ctx, 1) once a
+ *     slice has passed since it last asked, however the generation moves
+ *     (spawner_stopped()).
  * (c) run() returning WTP_RUN_ERROR: serve retires the slot (otherwise it
  *     would stay RUNNING forever, busy for every spawner) and returns
  *     WTP_SERVE_RUN_ERROR.
@@ -104,6 +107,9 @@
  * (i) The dispatch path is chosen by the S_FLAGS value read once at the
  *     claim (claim_slot), carried to the assignment; a grown slot is
  *     worker-served without reading its flags.
+ * (j) Arm is a CAS PENDING -> IDLE (the SDK stores IDLE in any state): a
+ *     RETIRED slot stays RETIRED, so nothing is claimable once
+ *     wtp_pool_close has returned, and an active slot keeps its thread.
  */
 #include "wtp.h"
 
@@ -162,8 +168,9 @@ static inline void increment_statistic(const wtp_pool_t* pool, int word) {
  * ASSIGNED or RUNNING. Each assignment is left by exactly one of these
  * RMWs (they are all on the one state word), so every path, including a
  * retire or release before the worker took the thread and JavaScript-level
- * take/finish, keeps the count exact. Only a hostile plain store to a state
- * word can skew it; the reader clamps it at 0. */
+ * take/finish, keeps the count exact (arm, a CAS from PENDING, never
+ * touches an active slot). Only a hostile plain store to a state word can
+ * skew it; the reader clamps it at 0. */
 static inline void running_left(int32_t old_state) {
   if (old_state == WTP_ASSIGNED || old_state == WTP_RUNNING)
     wtp__park_note_running(-1);
@@ -263,15 +270,28 @@ static void retire(const wtp_pool_t* pool, uint32_t slot) {
 
 int wtp_slot_arm(const wtp_pool_t* pool, uint32_t slot, int message_dispatch) {
   if (slot >= pool->max_slots) return WTP_EINVAL;
+  _Atomic int32_t* state = slot_word(pool, slot, WTP_S_STATE);
+  /* Arm moves PENDING -> IDLE only: RETIRED is final (a closed pool stays
+   * closed), and an active slot is not its to change (the SDK's store would
+   * hand an ASSIGNED slot's thread to no one and leave the running count
+   * one too high). The pre-check keeps the flags of a slot it will not arm
+   * as they are; a retire landing between it and the CAS below leaves the
+   * flags of a RETIRED slot changed, which nothing reads. */
+  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_PENDING)
+    return WTP_OK;
   if (message_dispatch) {
-    /* Relaxed: published by the seq_cst (release) store of IDLE below. */
+    /* Relaxed: published by the seq_cst (release) CAS to IDLE below. */
     atomic_store_explicit(slot_word(pool, slot, WTP_S_FLAGS),
                           WTP_FLAG_MESSAGE_DISPATCH, memory_order_relaxed);
   }
-  /* SDK setState: store, notify the slot, bump. The store is K1 for a worker
-   * parked on PENDING. One server per slot: wake one. */
-  atomic_store_explicit(slot_word(pool, slot, WTP_S_STATE), WTP_IDLE,
-                        memory_order_seq_cst);
+  /* SDK setState (notify the slot, bump) after a CAS instead of its store.
+   * seq_cst: K1 for a worker parked on PENDING. One server per slot: wake
+   * one. */
+  int32_t expected = WTP_PENDING;
+  if (!atomic_compare_exchange_strong_explicit(state, &expected, WTP_IDLE,
+                                               memory_order_seq_cst,
+                                               memory_order_relaxed))
+    return WTP_OK;
   wtp__unpark_one(slot_word_ptr(pool, slot, WTP_S_STATE));
   bump(pool);
   return WTP_OK;
@@ -541,8 +561,10 @@ static int32_t reserve(const wtp_spawner_t* sp, wtp_reason_t* reason) {
   AFTER_RESERVE(pool, (uint32_t)n);
   /* PENDING -> CLAIMED by CAS, not the SDK's unconditional store: a retire
    * of slot n that landed since the reservation (wtp_pool_close saw the new
-   * H_SLOTS) must stay. seq_cst so that a server already parked on the
-   * slot (a hostile case) sees a real change. */
+   * H_SLOTS) must stay. seq_cst: G2 of the pairing (wtp.h, "Closing a
+   * pool"). No unpark follows: nobody waits for CLAIMED (a server parked on
+   * a slot nobody gave it, a hostile case, sees the change at its next
+   * check). */
   int32_t expected = WTP_PENDING;
   if (!atomic_compare_exchange_strong_explicit(
           slot_word(pool, (uint32_t)n, WTP_S_STATE), &expected, WTP_CLAIMED,
@@ -565,7 +587,10 @@ typedef struct claim_state {
   int waited;        /* parked on the generation at least once */
   uint64_t deadline; /* ns, wtp__now_ns clock */
   uint64_t grow_at;
+  uint64_t backstop_at; /* when the claim loop next asks the backstop */
 } claim_state_t;
+
+#define SLICE_NS ((uint64_t)WTP_PARK_SLICE_MS * 1000000u)
 
 static uint64_t ms_to_ns(double ms) {
   if (!(ms > 0)) return 0;               /* 0, negative, NaN */
@@ -617,10 +642,38 @@ wtp__claim_step_t wtp__claim_next(const wtp__claim_view_t* v) {
 static int32_t grow_one(wtp_spawner_t* sp, wtp_reason_t* reason) {
   int32_t slot = reserve(sp, reason);
   if (slot < 0) return -1;
-  if (sp->grow(sp->ctx, (uint32_t)slot) == 0) return slot;
-  retire(&sp->pool, (uint32_t)slot);
-  *reason = WTP_REASON_WORKER_CREATE_FAILED;
-  return -1;
+  if (sp->grow(sp->ctx, (uint32_t)slot) != 0) {
+    retire(&sp->pool, (uint32_t)slot);
+    *reason = WTP_REASON_WORKER_CREATE_FAILED;
+    return -1;
+  }
+  if (is_closed(&sp->pool)) {
+    /* Closed while grow() ran (wtp.h, "Closing a pool": what may still
+     * start). The closer retires the slot, or has; retiring it here too
+     * makes that final now. Declining before wtp_spawn takes a tid keeps
+     * the tid for a spawn that can use it. */
+    retire(&sp->pool, (uint32_t)slot);
+    *reason = WTP_REASON_TERMINATED;
+    return -1;
+  }
+  return slot;
+}
+
+/* Whether the claim loop must decline "interrupted": the embedder's stop
+ * flag (interrupted(ctx, 0), cheap) at every turn, and its backstop
+ * (interrupted(ctx, 1)) once a slice (WTP_PARK_SLICE_MS) has passed since
+ * the claim began or since the loop last asked. wtp__park asks the backstop
+ * only at a quiet slice end; a generation that keeps moving (threads
+ * finishing, retiring, being interrupted) ends every park early with the
+ * word changed, so without this a termination that bypassed the hooks
+ * would be bounded by the spawn wait (maybe "never"), not by a slice. */
+static int spawner_stopped(const wtp_spawner_t* sp, claim_state_t* cs) {
+  if (sp->interrupted == NULL) return 0;
+  if (sp->interrupted(sp->ctx, 0)) return 1;
+  uint64_t now = wtp__now_ns();
+  if (now < cs->backstop_at) return 0;
+  cs->backstop_at = add_sat(now, SLICE_NS);
+  return sp->interrupted(sp->ctx, 1) != 0;
 }
 
 /* Claim a slot (SDK claim()): scan, then follow wtp__claim_next until a
@@ -637,8 +690,10 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
   }
 
   if (!cs->timed) {
-    wtp__claim_times(wtp__now_ns(), sp->spawn_wait_ms, sp->can_block,
-                     &cs->grow_at, &cs->deadline);
+    uint64_t now = wtp__now_ns();
+    wtp__claim_times(now, sp->spawn_wait_ms, sp->can_block, &cs->grow_at,
+                     &cs->deadline);
+    cs->backstop_at = add_sat(now, SLICE_NS);
     cs->timed = 1;
   }
 
@@ -651,6 +706,12 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
      * rather than "pool-exhausted" (the retires woke us). */
     if (is_closed(pool)) {
       *reason = WTP_REASON_TERMINATED;
+      return -1;
+    }
+    /* Stopped (its thread is ending): decline before this turn can reserve
+     * a slot, grow a worker or wait. */
+    if (spawner_stopped(sp, cs)) {
+      *reason = WTP_REASON_INTERRUPTED;
       return -1;
     }
     found = scan(sp);
@@ -820,7 +881,7 @@ static wtp_reason_t dispatch_thread(wtp_spawner_t* sp, uint32_t s, int32_t tid,
 wtp_spawn_result_t wtp_spawn(wtp_spawner_t* sp, int32_t start_arg) {
   const wtp_pool_t* pool = &sp->pool;
   wtp_spawn_result_t res = {-1, -1, WTP_REASON_NONE};
-  claim_state_t cs = {0, 0, 0, 0};
+  claim_state_t cs = {0, 0, 0, 0, 0};
   int32_t tid = 0;
   int have_tid = 0;
 

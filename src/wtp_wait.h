@@ -16,7 +16,21 @@
 #ifndef WTP_WAIT_H
 #define WTP_WAIT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+
+/* Every file of the core reads and writes the buffer's int32_t words (and
+ * the OS waits re-check them) through casts to _Atomic int32_t*. That is
+ * sound only where _Atomic int32_t is a lock-free int32_t of the same size
+ * and alignment (the argument: wtp_park.c, "Atomics on plain int32_t
+ * words"); these assertions make a target where it is not fail to build.
+ * ATOMIC_INT_LOCK_FREE speaks of int, hence the size check on int. */
+_Static_assert(sizeof(_Atomic int32_t) == sizeof(int32_t),
+               "_Atomic int32_t must have int32_t's size");
+_Static_assert(_Alignof(_Atomic int32_t) == _Alignof(int32_t),
+               "_Atomic int32_t must have int32_t's alignment");
+_Static_assert(sizeof(int) == sizeof(int32_t) && ATOMIC_INT_LOCK_FREE == 2,
+               "32-bit atomics must be lock-free");
 
 /* Monotonic clock, nanoseconds from an arbitrary origin. Defined once, in
  * wtp_park.c, on the clock each platform's wait measures its deadline on:

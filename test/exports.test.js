@@ -107,3 +107,27 @@ it("the README and docs/api.md entry tables list exactly the package's entry poi
     assert.deepEqual([...new Set(rows)].sort(), entries, `${doc}'s entry table`);
   }
 });
+
+// Test hooks stay out of the shipped addon: setSpinLimit would let any code
+// set a process-wide spin of 2^31 pauses (src/binding.c, "Internal
+// exports"). Only a test build (test/support/test-addon.js) has it.
+it("the shipped addon has no test hooks", async (t) => {
+  const { native } = await import("../lib/binding.js");
+  if (native.binding === null) return t.skip("no native addon");
+  if (process.env.WASI_THREAD_POOL_ADDON) return t.skip("WASI_THREAD_POOL_ADDON names another build");
+  assert.equal(native.binding.internal.setSpinLimit, undefined);
+  assert.equal(typeof native.binding.internal.runningThreads, "function");
+});
+
+// A fresh `npm install` rewrites a lockfile whose root entry disagrees with
+// package.json (it once lacked the bin entry).
+it("package-lock.json's root entry matches package.json's name, version, bin and dependencies", () => {
+  const lock = JSON.parse(readFileSync(new URL("../package-lock.json", import.meta.url), "utf8"));
+  const root = lock.packages[""];
+  const stripDot = (entries) => Object.fromEntries(Object.entries(entries ?? {}).map(([k, v]) => [k, v.replace(/^\.\//, "")]));
+  assert.equal(root.name, pkg.name);
+  assert.equal(root.version, pkg.version);
+  assert.deepEqual(root.bin, stripDot(pkg.bin));
+  assert.deepEqual(root.dependencies, pkg.dependencies);
+  assert.deepEqual(root.devDependencies, pkg.devDependencies);
+});

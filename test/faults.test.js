@@ -205,6 +205,19 @@ for (const implementation of IMPLEMENTATIONS) {
       },
     );
 
+    test("a worker started by a guest thread dies with its parent before it serves: its slot is retired, its tid reported as never run", async () => {
+      const run = await runScenario("child-orphaned", implementation);
+      assertClean(run);
+      const { parent, sum, errors, after } = run.result;
+      assert.equal(parent, 1);
+      assert.equal(sum, 0, "the child's thread never ran (its worker died before serving)");
+      assert.deepEqual(after, { active: 0, idle: 0, spawned: 2 }, "no slot left busy");
+      assert.match(run.stderr, /\[wasi-thread\] guest thread 2 never ran: /);
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0].tid, 2);
+      assert.match(errors[0].message, /never ran/);
+    });
+
     // --- A guest trap and an instantiate failure on a guest-started worker --
 
     test("a trap on a worker started by a guest thread: stderr line only, slot retired, the pool keeps serving", async () => {

@@ -298,7 +298,7 @@ for (const impl of IMPLEMENTATIONS) {
       });
     });
 
-    it("every hostile value at once, then a clean re-arm: the pool serves again", () => {
+    it("every hostile value at once, then arming: the armed slots serve again, the hostile state stays busy", () => {
       const g = guardedPool(impl, 3);
       const c = g.pool.control;
       c[H_SLOTS] = -7;
@@ -311,9 +311,12 @@ for (const impl of IMPLEMENTATIONS) {
         const spawn = api.createWasiThreadPoolSpawn(g.pool, { grow: growNoop });
         assert.deepEqual(spawn(0), { tid: -1, slot: -1, reason: "pool-exhausted" });
         api.openWasiThreadPoolSlots(g.pool, 3);
+        // Arm moves PENDING -> IDLE only: slot 0's unknown state is left as
+        // it is (busy, never claimed); slots 1 and 2 come into service.
         for (let s = 0; s < 3; s++) api.armWasiThreadPoolSlot(g.pool, s);
-        assert.deepEqual(spawn(4), { tid: MAX_TID, slot: 0, reason: null });
-        assert.deepEqual(api.takeWasiThreadPoolAssignment(g.pool, 0), { tid: MAX_TID, startArg: 4 });
+        assert.equal(api.wasiThreadPoolSlotState(g.pool, 0), 42);
+        assert.deepEqual(spawn(4), { tid: MAX_TID, slot: 1, reason: null });
+        assert.deepEqual(api.takeWasiThreadPoolAssignment(g.pool, 1), { tid: MAX_TID, startArg: 4 });
         assert.deepEqual(spawn(5), { tid: -1, slot: -1, reason: "tid-exhausted" });
       });
     });

@@ -196,6 +196,29 @@ for (const impl of IMPLEMENTATIONS) {
         assert.equal(report(pool).idle, 3);
       });
 
+      it("arm moves only a PENDING slot: a RETIRED or active slot is left as it is, flags and generation too", () => {
+        const pool = armedPool(impl, 2);
+        retire(pool, 0);
+        const before = generation(pool);
+        arm(pool, 0, { messageDispatch: true });
+        assert.equal(stateOf(pool, 0), SLOT.RETIRED);
+        assert.equal(slotWord(pool, 0, S_FLAGS), 0);
+        assert.equal(generation(pool), before);
+        const spawn = createSpawn(pool);
+        assert.equal(spawn(0).slot, 1);
+        arm(pool, 1);
+        assert.equal(stateOf(pool, 1), SLOT.ASSIGNED);
+        assert.equal(generation(pool), before);
+      });
+
+      it("after terminateWasiThreadPool, arm brings no slot back", () => {
+        const pool = armedPool(impl, 1);
+        api.terminateWasiThreadPool(pool);
+        arm(pool, 0);
+        assert.equal(stateOf(pool, 0), SLOT.RETIRED);
+        assert.equal(createSpawn(pool)(0).reason, "terminated");
+      });
+
       it("retire is unconditional from any state and bumps the generation", () => {
         const pool = armedPool(impl, 4);
         const spawn = createSpawn(pool);
@@ -673,6 +696,21 @@ for (const impl of IMPLEMENTATIONS) {
         assert.equal(stateOf(pool, 0), SLOT.RETIRED);
         assert.equal(report(pool).declined, 1);
         assert.equal(report(pool).spawned, 0);
+      });
+
+      it("a pool closed while grow() runs: the spawn declines terminated without taking a tid", () => {
+        const pool = createPool(impl, { capacity: 2, spawnWaitMs: 0 });
+        const grown = [];
+        const spawn = createSpawn(pool, {
+          grow: (slot) => {
+            grown.push(slot);
+            api.terminateWasiThreadPool(pool);
+          },
+        });
+        assert.equal(spawn(0).reason, "terminated");
+        assert.deepEqual(grown, [0]);
+        assert.equal(stateOf(pool, 0), SLOT.RETIRED);
+        assert.equal(word(pool, H_NEXT_TID), 1);
       });
 
       it("capacity 0 declines every spawn at once", () => {

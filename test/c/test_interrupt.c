@@ -55,6 +55,30 @@ static int32_t generation_of(const test_pool_t* p) {
 
 /* ---- which tokens a stop marks, and what it does to their words ------- */
 
+static int serving_run_any(void* ctx, int32_t tid, int32_t arg) {
+  (void)ctx;
+  (void)tid;
+  (void)arg;
+  return WTP_RUN_DONE;
+}
+
+static int token_interrupted_cb(void* ctx, int slice_end) {
+  return wtp_token_interrupted((wtp_wait_token_t*)ctx, slice_end);
+}
+
+typedef struct retire_later {
+  test_pool_t* p;
+  uint32_t slot;
+  int ms;
+} retire_later_t;
+
+static void* retire_later(void* arg) {
+  retire_later_t* r = arg;
+  sleep_ms(r->ms);
+  wtp_slot_retire(&r->p->pool, r->slot);
+  return NULL;
+}
+
 static void test_stop_marks_one_thread(void) {
   test_pool_t p = make_pool(2);
   wtp_wait_token_t slot_a, slot_b, gen_a, gen_b;
@@ -80,19 +104,49 @@ static void test_stop_marks_one_thread(void) {
   CHECK_EQ(state_of(&p, 1), WTP_IDLE);
   CHECK(generation_of(&p) - g0 >= 2);
 
-  /* One-way: the flag stays after unregistering and registering again is a
-   * new token. A thread id nobody registered stops nothing. */
+  /* One-way: the flag stays after unregistering. A thread id nobody has
+   * registered stops nothing now. */
   wtp_interrupt_thread(999);
   CHECK_EQ(state_of(&p, 1), WTP_IDLE);
   CHECK_EQ(wtp_token_interrupted(&slot_a, 0), 1);
   wtp_token_unregister(&slot_a);
-  wtp_token_register(&slot_a, &p.pool, WTP_TOKEN_SLOT, 1, 101, NULL, NULL);
-  CHECK_EQ(wtp_token_interrupted(&slot_a, 0), 0);
 
-  wtp_token_unregister(&slot_a);
   wtp_token_unregister(&slot_b);
   wtp_token_unregister(&gen_a);
   wtp_token_unregister(&gen_b);
+  free(p.words);
+}
+
+/* A stopped thread is ending: a token it registers after the stop (its
+ * call into serve or spawn raced the terminate hook's interruptThread) is
+ * stopped from the start, so that wait ends at once, not at the backstop.
+ * Other threads' later tokens are not. */
+static void test_stop_before_register(void) {
+  test_pool_t p = make_pool(2);
+  wtp_interrupt_thread(111); /* nothing of thread 111 registered yet */
+  wtp_interrupt_thread(999);
+  wtp_wait_token_t late, other;
+  wtp_token_register(&late, &p.pool, WTP_TOKEN_SLOT, 0, 111, NULL, NULL);
+  wtp_token_register(&other, &p.pool, WTP_TOKEN_SLOT, 1, 112, NULL, NULL);
+  CHECK_EQ(wtp_token_interrupted(&late, 0), 1);
+  CHECK_EQ(wtp_token_interrupted(&other, 0), 0);
+  CHECK_EQ(wtp_token_interrupted(&other, 1), 0);
+  /* Its serve loop returns at once and retires the slot. (A guard thread
+   * retires the slot after 1 s, so that a loop that missed the stop fails
+   * the checks instead of waiting forever.) */
+  pthread_t guard;
+  retire_later_t later = {&p, 0, 1000};
+  CHECK_EQ(pthread_create(&guard, NULL, retire_later, &later), 0);
+  uint64_t t0 = wtp__now_ns();
+  CHECK_EQ(
+      wtp_serve(&p.pool, 0, 0, serving_run_any, token_interrupted_cb, &late),
+      WTP_SERVE_INTERRUPTED);
+  CHECK(ms_since(t0) < SLACK_MS);
+  pthread_join(guard, NULL);
+  CHECK_EQ(state_of(&p, 0), WTP_RETIRED);
+  CHECK_EQ(state_of(&p, 1), WTP_IDLE);
+  wtp_token_unregister(&late);
+  wtp_token_unregister(&other);
   free(p.words);
 }
 
@@ -224,11 +278,12 @@ static void test_stop_ends_serve_promptly(void) {
     test_pool_t p = make_pool(2);
     serving_t mine = {0}, other = {0};
     pthread_t th_mine, th_other;
-    start_serving(&mine, &p, 0, 501, &th_mine);
-    start_serving(&other, &p, 1, 502, &th_other);
+    /* Fresh ids each round: a stopped thread id stays stopped. */
+    start_serving(&mine, &p, 0, 501 + 2 * round, &th_mine);
+    start_serving(&other, &p, 1, 502 + 2 * round, &th_other);
     sleep_ms(round * 5); /* spinning, or (later rounds) maybe parked */
     uint64_t t0 = wtp__now_ns();
-    wtp_interrupt_thread(501);
+    wtp_interrupt_thread(501 + 2 * round);
     pthread_join(th_mine, NULL);
     /* The stop retires the slot: a loop that sees the retire first ends
      * RETIRED, one that sees its flag first INTERRUPTED. */
@@ -382,6 +437,7 @@ static void test_interrupt_all(void) {
 
 int main(void) {
   RUN(test_stop_marks_one_thread);
+  RUN(test_stop_before_register);
   RUN(test_unregistered_untouched);
   RUN(test_backstop_at_slice_end_only);
   RUN(test_backstop_ends_serve);

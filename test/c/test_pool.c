@@ -209,6 +209,43 @@ static void test_transitions(void) {
   free_pool(&t);
 }
 
+/* Arm moves PENDING -> IDLE only (a CAS). It never brings back a RETIRED
+ * slot (closed pool included), never touches an active slot (which would
+ * skew the running count), and stores no flags on a slot it does not arm. */
+static void test_arm_only_pending(void) {
+  tpool_t t = armed_pool(2);
+  wtp_pool_t* p = &t.pool;
+  /* RETIRED stays RETIRED: no bump, no flags. */
+  CHECK_EQ(wtp_slot_retire(p, 0), WTP_OK);
+  int32_t gen = H(&t, WTP_H_GENERATION);
+  CHECK_EQ(wtp_slot_arm(p, 0, 1), WTP_OK);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(S(&t, 0, WTP_S_FLAGS), 0);
+  CHECK_EQ(H(&t, WTP_H_GENERATION), gen);
+  /* ASSIGNED stays ASSIGNED, and the running count is left exact. */
+  int before = wtp__park_running();
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 0, 0);
+  wtp_spawn_result_t r = wtp_spawn(&sp, 7);
+  CHECK_EQ(r.slot, 1);
+  CHECK_EQ(wtp__park_running(), before + 1);
+  CHECK_EQ(wtp_slot_arm(p, 1, 0), WTP_OK);
+  CHECK_EQ(S(&t, 1, WTP_S_STATE), WTP_ASSIGNED);
+  CHECK_EQ(wtp_slot_retire(p, 1), WTP_OK);
+  CHECK_EQ(wtp__park_running(), before);
+  free_pool(&t);
+
+  /* After close, arming a slot in service does not make it claimable. */
+  t = armed_pool(1);
+  p = &t.pool;
+  CHECK_EQ(wtp_pool_close(p), 1);
+  CHECK_EQ(wtp_slot_arm(p, 0, 0), WTP_OK);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  wtp_spawner_init(&sp, p, 0, 0);
+  CHECK_EQ(wtp_spawn(&sp, 1).reason, WTP_REASON_TERMINATED);
+  free_pool(&t);
+}
+
 /* release: owner side, tid-guarded; a late release for an old tid never frees
  * a recycled slot. */
 static void test_release_tid_guard(void) {
@@ -433,6 +470,46 @@ static void test_grow(void) {
   free_pool(&t);
 }
 
+/* A stopped spawner (its interrupted() answers 1) declines "interrupted"
+ * before it reserves a slot or grows a worker, with room and nothing to
+ * wait for (rule 1 would grow at once). */
+typedef struct stop_ctx {
+  grow_log_t grow; /* first: grow_cb reads the context as a grow_log_t */
+  int stop;
+  int asked; /* interrupted() calls */
+} stop_ctx_t;
+
+static int stop_cb(void* ctx, int slice_end) {
+  (void)slice_end;
+  stop_ctx_t* c = ctx;
+  c->asked++;
+  return c->stop;
+}
+
+static void test_stopped_spawner_does_not_grow(void) {
+  tpool_t t = make_pool(2);
+  wtp_pool_t* p = &t.pool;
+  stop_ctx_t c = {{0}, 1, 0};
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, p, 1e12, 1);
+  sp.grow = grow_cb;
+  sp.interrupted = stop_cb;
+  sp.ctx = &c;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1);
+  CHECK_EQ(r.reason, WTP_REASON_INTERRUPTED);
+  CHECK_EQ(r.slot, -1);
+  CHECK_EQ(c.grow.calls, 0);
+  CHECK_EQ(H(&t, WTP_H_SLOTS), 0);
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_PENDING);
+  CHECK_EQ(H(&t, WTP_H_DECLINED), 0); /* interrupted is not counted */
+  /* Not stopped: the same spawner grows as before. */
+  c.stop = 0;
+  r = wtp_spawn(&sp, 2);
+  CHECK_EQ(r.slot, 0);
+  CHECK_EQ(c.grow.calls, 1);
+  free_pool(&t);
+}
+
 static void test_grow_failure(void) {
   tpool_t t = make_pool(2);
   wtp_pool_t* p = &t.pool;
@@ -592,6 +669,49 @@ static void test_close_races_reserve(void) {
 
 /* After wtp_pool_close every spawner, owner or not, with or without grow,
  * declines "terminated" at once and touches nothing. */
+/* The pool closed while grow() starts its worker (the closer ran between
+ * the grower's closed check and the end of grow()): the spawn declines
+ * "terminated" without taking a tid, and the worker grow() started finds its
+ * slot RETIRED and ends without running anything. */
+typedef struct close_in_grow {
+  wtp_pool_t pool;
+  int runs;
+  int serve_status;
+} close_in_grow_t;
+
+static int count_run(void* ctx, int32_t tid, int32_t arg) {
+  (void)tid;
+  (void)arg;
+  ((close_in_grow_t*)ctx)->runs++;
+  return WTP_RUN_DONE;
+}
+
+static int close_then_serve(void* ctx, uint32_t slot) {
+  close_in_grow_t* c = ctx;
+  wtp_pool_close(&c->pool);
+  /* The new worker, played on this thread: its serve loop. */
+  c->serve_status = wtp_serve(&c->pool, slot, 0, count_run, NULL, c);
+  return 0;
+}
+
+static void test_close_during_grow(void) {
+  tpool_t t = make_pool(2);
+  close_in_grow_t c = {t.pool, 0, -1};
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, &t.pool, 0, 1);
+  sp.grow = close_then_serve;
+  sp.ctx = &c;
+  wtp_spawn_result_t r = wtp_spawn(&sp, 1);
+  CHECK_EQ(r.reason, WTP_REASON_TERMINATED);
+  CHECK_EQ(r.tid, -1);
+  CHECK_EQ(H(&t, WTP_H_NEXT_TID), 1); /* no tid taken, so none lost */
+  CHECK_EQ(S(&t, 0, WTP_S_STATE), WTP_RETIRED);
+  CHECK_EQ(c.serve_status, WTP_SERVE_RETIRED);
+  CHECK_EQ(c.runs, 0);
+  CHECK_EQ(H(&t, WTP_H_SLOTS), 1);
+  free_pool(&t);
+}
+
 static void test_close(void) {
   tpool_t t = armed_pool(3);
   wtp_pool_t* p = &t.pool;
@@ -1071,11 +1191,13 @@ int main(void) {
   printf("test_pool\n");
   RUN(test_init_format);
   RUN(test_transitions);
+  RUN(test_arm_only_pending);
   RUN(test_release_tid_guard);
   RUN(test_report);
   RUN(test_message_dispatch);
   RUN(test_grow);
   RUN(test_grow_failure);
+  RUN(test_stopped_spawner_does_not_grow);
   RUN(test_tid_overflow);
   RUN(test_dead_pool);
   RUN(test_spawn_wait_bound);
@@ -1084,6 +1206,7 @@ int main(void) {
   RUN(test_hostile);
   RUN(test_close_races_reserve);
   RUN(test_close);
+  RUN(test_close_during_grow);
   RUN(test_running_count);
   RUN(test_flags_read_at_claim);
   return harness_summary("test_pool");

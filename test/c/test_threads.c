@@ -400,6 +400,71 @@ static void test_nudge(void) {
   end_world(w, -1);
 }
 
+/* The backstop's bound holds however the generation moves: a spawner
+ * waiting on a busy pool whose interrupted() answers "stopping" only as a
+ * backstop (slice_end = 1: a termination that bypassed the hooks), while
+ * another thread bumps the generation every 20 us, so that its waits keep
+ * ending with the word changed and never at a quiet slice end. With the
+ * long spin (what a machine with more than 2 CPUs picks) it would not even
+ * sleep in the kernel. It must leave within a slice or so, not at its
+ * spawn wait (3 s). */
+typedef struct bumper {
+  wtp_pool_t pool;
+  atomic_int done;
+  atomic_int bumps;
+} bumper_t;
+
+static void* bump_every_20us(void* p) {
+  bumper_t* b = p;
+  struct timespec ts = {0, 20000};
+  while (!atomic_load(&b->done)) {
+    wtp_pool_wake_spawners(&b->pool);
+    atomic_fetch_add(&b->bumps, 1);
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+static int backstop_stopping(void* ctx, int slice_end) {
+  if (slice_end) atomic_fetch_add((atomic_int*)ctx, 1);
+  return slice_end;
+}
+
+static void moving_generation_case(int spin_limit) {
+  world_t* w = make_world(1, 10);
+  wtp_pool_open_slots(&w->pool, 1);
+  wtp_slot_arm(&w->pool, 0, 0);
+  wtp_spawner_t sp;
+  wtp_spawner_init(&sp, &w->pool, 0, 0);
+  CHECK_EQ(wtp_spawn(&sp, 1).tid, 1); /* the one slot is busy from now on */
+  wtp__park_set_spin_limit(spin_limit);
+  bumper_t b = {w->pool, 0, 0};
+  pthread_t th;
+  pthread_create(&th, NULL, bump_every_20us, &b);
+  atomic_int asked;
+  atomic_init(&asked, 0);
+  wtp_spawner_init(&sp, &w->pool, 3000, 0);
+  sp.interrupted = backstop_stopping;
+  sp.ctx = &asked;
+  uint64_t t0 = wtp__now_ns();
+  wtp_spawn_result_t r = wtp_spawn(&sp, 2);
+  double took = ms_since(t0);
+  atomic_store(&b.done, 1);
+  pthread_join(th, NULL);
+  wtp__park_set_spin_limit(-1);
+  CHECK_EQ(r.reason, WTP_REASON_INTERRUPTED);
+  CHECK(atomic_load(&asked) >= 1);
+  CHECK(took <= 2 * WTP_PARK_SLICE_MS + SLACK_MS);
+  printf("       spin %d: left after %.0f ms, %d bumps, backstop asked %d\n",
+         spin_limit, took, atomic_load(&b.bumps), atomic_load(&asked));
+  end_world(w, -1);
+}
+
+static void test_backstop_moving_generation(void) {
+  moving_generation_case(0);
+  moving_generation_case(WTP_PARK_IDLE_SPIN_LIMIT);
+}
+
 /* ---- closing races growth (wtp.h, "Closing a pool") -------------------- */
 
 /* Growing spawners on several threads race wtp_pool_close. A spawn that
@@ -548,6 +613,7 @@ int main(int argc, char** argv) {
   RUN(test_retire_ends_serve);
   RUN(test_interrupt);
   RUN(test_nudge);
+  RUN(test_backstop_moving_generation);
   RUN(test_close_races_growth);
   if (stress) RUN(test_stress);
   RUN(test_handoff_timing);

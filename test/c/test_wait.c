@@ -29,6 +29,24 @@ void __wrap_wtp__wake_all(int32_t* addr) {
   __real_wtp__wake_all(addr);
 }
 
+#ifdef WTP_TEST_PORTABLE_WAIT
+/* wait_portable.c only: its condition-variable waits, counted per thread
+ * (-Wl,--wrap=pthread_cond_timedwait,--wrap=pthread_cond_wait). */
+static _Thread_local int cond_waits;
+int __real_pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m,
+                                  const struct timespec* ts);
+int __real_pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m);
+int __wrap_pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m,
+                                  const struct timespec* ts) {
+  cond_waits++;
+  return __real_pthread_cond_timedwait(c, m, ts);
+}
+int __wrap_pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  cond_waits++;
+  return __real_pthread_cond_wait(c, m);
+}
+#endif
+
 /* ---- helpers ----------------------------------------------------------- */
 
 static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
@@ -170,6 +188,56 @@ static void test_wake_one_all(void) {
   CHECK_EQ(atomic_load(&returned), 3);
   for (int i = 0; i < 3; i++) CHECK_EQ(args[i].result, 1);
 }
+
+#ifdef WTP_TEST_PORTABLE_WAIT
+/* wait_portable.c: words of different addresses share a bucket; a wake of
+ * one address must not wake (even spuriously, back to sleep) a waiter of
+ * another. Thread B waits on b while thread A is woken on a, of the same
+ * bucket, 40 times: B's condition-variable wait must never return early. */
+typedef struct bucket_waiter {
+  int32_t* word;
+  int rounds; /* waits to make (each ended by a wake) */
+  atomic_int waits_done;
+  int cond_waits; /* its own count, read after join */
+} bucket_waiter_t;
+
+static void* bucket_waiter_main(void* p) {
+  bucket_waiter_t* w = p;
+  for (int i = 0; i < w->rounds; i++) {
+    wtp__wait(w->word, 0, in_ms(5000));
+    atomic_fetch_add(&w->waits_done, 1);
+  }
+  w->cond_waits = cond_waits;
+  return NULL;
+}
+
+static void test_wake_only_that_address(void) {
+  static int32_t words[4096];
+  int32_t *a = &words[0], *b = NULL;
+  for (int i = 1; i < 4096 && b == NULL; i++)
+    if (((wtp__hash_word(&words[i]) ^ wtp__hash_word(a)) & 63) == 0)
+      b = &words[i];
+  CHECK(b != NULL);
+  if (b == NULL) return;
+  bucket_waiter_t wa = {a, 40, 0, 0}, wb = {b, 1, 0, 0};
+  pthread_t ta, tb;
+  pthread_create(&tb, NULL, bucket_waiter_main, &wb);
+  pthread_create(&ta, NULL, bucket_waiter_main, &wa);
+  sleep_ms(50);
+  for (int i = 0; i < 40; i++) {
+    int before = atomic_load(&wa.waits_done);
+    for (int k = 0; k < 5000 && atomic_load(&wa.waits_done) == before; k++) {
+      wtp__wake_one(a);
+      sleep_ms(1);
+    }
+  }
+  pthread_join(ta, NULL);
+  wtp__wake_one(b);
+  pthread_join(tb, NULL);
+  CHECK_EQ(atomic_load(&wa.waits_done), 40);
+  CHECK_EQ(wb.cond_waits, 1);
+}
+#endif
 
 /* ---- the park layer ---------------------------------------------------- */
 
@@ -417,6 +485,9 @@ int main(void) {
   RUN(test_timeout);
   RUN(test_eintr);
   RUN(test_wake_one_all);
+#ifdef WTP_TEST_PORTABLE_WAIT
+  RUN(test_wake_only_that_address);
+#endif
   RUN(test_park_basics);
   RUN(test_stop_prompt);
   RUN(test_unpark_skips_syscall);

@@ -293,6 +293,25 @@ static int same_result(wtp_spawn_result_t a, wtp_spawn_result_t b) {
   return a.tid == b.tid && a.slot == b.slot && a.reason == b.reason;
 }
 
+/* The thread ids wtp_interrupt_thread has named in this process, the last
+ * WTP_STOPPED_THREAD_IDS as the core keeps them (src/wtp_interrupt.c): a
+ * token registered with one of them starts stopped. */
+static int32_t stopped_ids[WTP_STOPPED_THREAD_IDS];
+static uint32_t stopped_count;
+
+static void note_stopped(int32_t thread_id) {
+  stopped_ids[stopped_count % WTP_STOPPED_THREAD_IDS] = thread_id;
+  stopped_count++;
+}
+
+static int was_stopped(int32_t thread_id) {
+  uint32_t n = stopped_count < WTP_STOPPED_THREAD_IDS ? stopped_count
+                                                      : WTP_STOPPED_THREAD_IDS;
+  for (uint32_t i = 0; i < n; i++)
+    if (stopped_ids[i] == thread_id) return 1;
+  return 0;
+}
+
 static uint32_t pick_slot(reader_t* r, uint32_t max_slots) {
   uint8_t b = byte(r);
   /* Mostly real slots, sometimes just beyond, sometimes huge. */
@@ -375,9 +394,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           CHECK(rc2 == WTP_EINVAL, op);
         } else {
           CHECK(rc2 == WTP_OK, op);
-          if (md) SS(&sh, slot, WTP_S_FLAGS) = WTP_FLAG_MESSAGE_DISPATCH;
-          SS(&sh, slot, WTP_S_STATE) = WTP_IDLE;
-          sh_inc(&sh, WTP_H_GENERATION);
+          /* PENDING -> IDLE only; any other state is left as it is. */
+          if (SS(&sh, slot, WTP_S_STATE) == WTP_PENDING) {
+            if (md) SS(&sh, slot, WTP_S_FLAGS) = WTP_FLAG_MESSAGE_DISPATCH;
+            SS(&sh, slot, WTP_S_STATE) = WTP_IDLE;
+            sh_inc(&sh, WTP_H_GENERATION);
+          }
         }
         break;
       }
@@ -568,10 +590,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               &token, &pool,
               generation_token ? WTP_TOKEN_GENERATION : WTP_TOKEN_SLOT, slot,
               thread_id, NULL, NULL);
-          wtp_interrupt_thread((int32_t)((uint32_t)thread_id + 1u));
-          CHECK(wtp_token_interrupted(&token, 1) == 0, op);
+          int32_t other = (int32_t)((uint32_t)thread_id + 1u);
+          /* An id stopped before (in this run or an earlier one) is
+           * sticky: the token starts stopped. */
+          int stopped_before = was_stopped(thread_id);
+          wtp_interrupt_thread(other);
+          note_stopped(other);
+          CHECK(wtp_token_interrupted(&token, 1) == stopped_before, op);
           for (size_t i = 0; i < nwords; i++) CHECK(words[i] == sh.w[i], op);
           wtp_interrupt_thread(thread_id);
+          note_stopped(thread_id);
           CHECK(wtp_token_interrupted(&token, 0) == 1, op);
           wtp_token_unregister(&token);
           if (generation_token)

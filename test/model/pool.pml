@@ -13,9 +13,11 @@
  *   - one serving worker per slot (SDK-CONTRACT 1.6): park on the slot word
  *     while it is not ASSIGNED, take by CAS, run, then finish (RUNNING -> IDLE
  *     by CAS + bump) or retire the slot (runThread returned false / threw);
- *   - the owner: arms the slots, retires a slot at any point, sends late and
- *     duplicate "exit" releases (tid-guarded), and at the end retires every
- *     slot (terminateAll), which must end every worker;
+ *   - the owner: arms the slots (CAS PENDING -> IDLE, in order, each at any
+ *     point, before or after its retires and terminateAll), retires a slot
+ *     at any point, sends late and duplicate "exit" releases (tid-guarded),
+ *     and at the end retires every slot (terminateAll), which must end every
+ *     worker;
  *   - the wait layer as the real mechanism: a waiter bumps the word's parked
  *     counter, then the kernel compares the word with the value the waiter
  *     saw and sleeps only if it is unchanged (futex / bucket mutex+condvar),
@@ -32,7 +34,12 @@
  * overflows), "grow" (-DGROW: no slot in service at first; a spawner that
  * finds no IDLE slot reserves slot H_SLOTS by CAS, claims it PENDING ->
  * CLAIMED by CAS, checks the closed flag and starts its worker; the owner
- * runs terminateAll, closing the pool, at any point). Three spawners (-DNSPAWN=3) is a valid model but its state
+ * runs terminateAll, closing the pool, at any point), "stop" (-DSTOP: no
+ * slot is ever armed, so the spawners can only wait on the generation, and
+ * the owner stops each one at any point as a wait token does: its flag,
+ * then a bump; a spawner reads its flag at the start of each claim turn and
+ * after announcing its wait), "stop-grow" (-DSTOP -DGROW: some spawners
+ * stopped before terminateAll). Three spawners (-DNSPAWN=3) is a valid model but its state
  * space does not fit the 2-minute budget.
  *
  * Properties (assertions and end states in each safety run; P5 also as LTL):
@@ -43,9 +50,14 @@
  *   P3 a tid runs at most once, and only the tid assigned to that slot;
  *   P4 every assigned thread runs, unless its slot was retired (or, in the
  *      EARLY_RELEASE variant, released) before the worker took it;
- *   P5 RETIRED is final (assertion at every non-retire write, and LTL);
+ *   P5 RETIRED is final, arm included (assertion at every non-retire write,
+ *      and LTL);
  *   P6 (grow) once terminateAll has returned, no slot is ever assigned, and
- *      a spawn that starts after the close is declined.
+ *      a spawn that starts after the close is declined;
+ *   P7 (stop) a spawner stopped before a claim turn begins reserves no slot
+ *      in it (so grows no worker), and a stopped spawner's wait always ends
+ *      (P1: no stop is lost, whether the spawner was scanning, announcing
+ *      or asleep).
  *
  * Variants (-D at spin -a):
  *   BUG_NO_RECHECK   the wait sleeps without re-checking the word: expected
@@ -62,6 +74,15 @@
  *   SDK_RESERVE_STORE (grow) the SDK's unconditional CLAIMED store after the
  *                    H_SLOTS CAS: REPORTED (P5, terminateAll's retire of the
  *                    new slot, landing between the two, is undone)
+ *   SDK_ARM_STORE    the SDK's unconditional IDLE store in arm: REPORTED
+ *                    (P5, an arm after a retire or terminateAll brings the
+ *                    slot back)
+ *   STOP_FLAG_ONLY   (stop) the stopper sets the flag and wakes without
+ *                    changing the generation: REPORTED (P1, a spawner between
+ *                    its flag check and its sleep sleeps for good)
+ *   NO_STOP_CHECK    (stop, grow) the claim loop does not read the flag (only
+ *                    the wait does, as before issue 21): REPORTED (P7, a
+ *                    stopped spawner with room reserves and grows)
  *   NO_CLOSE_CHECK   (grow) no closed check after the reservation (the SDK's
  *                    Node host, whose only "terminated" check is the
  *                    owner's): REPORTED (P6, or first P1: a slot reserved
@@ -103,6 +124,10 @@ byte workersStarted;       /* ghost: workers started by grow() */
 #define SLOTS nslots
 #else
 #define SLOTS NSLOT
+#endif
+#ifdef STOP
+bool stop[NSPAWN];         /* each spawner's wait token's stop flag */
+bool stopBefore[NSPAWN];   /* ghost: stopped before this claim turn began */
 #endif
 byte nexttid = 1;          /* H_NEXT_TID */
 byte state[NSLOT];         /* S_STATE */
@@ -152,6 +177,40 @@ inline nwait(a, expected, me) {
    * only removes schedules where a later waker sees parked > 0 and makes an
    * extra, harmless wake. */
   atomic { (sleepers[a] & (1 << me)) == 0 -> parked[a]-- }
+}
+
+/* A spawner's wait on the generation (wtp__park with its token): announce
+ * (W1), then read its stop flag (W2'), then the kernel's compare-and-sleep.
+ * Without STOP, the plain wait. */
+inline gwait(expected, me) {
+#ifdef STOP
+  parked[GEN]++;
+  if
+  :: stop[me] -> skip                  /* W2': interrupted, no sleep */
+  :: else ->
+     atomic {
+       if
+       :: gen == expected -> sleepers[GEN] = sleepers[GEN] | (1 << me)
+       :: else -> skip
+       fi
+     }
+  fi;
+  atomic { (sleepers[GEN] & (1 << me)) == 0 -> parked[GEN]-- }
+#else
+  nwait(GEN, expected, me)
+#endif
+}
+
+/* A wait token's stop of spawner k (wtp_interrupt.c, stop_token): S1 the
+ * flag, then K1 a change of the generation and K2/K3 the wake (a bump).
+ * STOP_FLAG_ONLY: the flag and a wake without the change (a bare nudge). */
+inline stopSpawner(k) {
+  stop[k] = true;
+#ifdef STOP_FLAG_ONLY
+  nwake(GEN)
+#else
+  bump()
+#endif
 }
 
 /* The caller changed the word just before: wake if anyone is parked. */
@@ -209,6 +268,27 @@ inline retire(s) {
   bump()
 }
 
+/* armWasiThreadPoolSlot: CAS PENDING -> IDLE, then wake the slot and bump;
+ * nothing at all in any other state. SDK_ARM_STORE: the SDK's store. */
+inline arm(s) {
+#ifdef SDK_ARM_STORE
+  atomic { assert(state[s] != RETIRED); state[s] = IDLE };  /* P5 */
+  nwake(s);
+  bump()
+#else
+  atomic {
+    if
+    :: state[s] == PENDING -> state[s] = IDLE; won = 1
+    :: else -> won = 0
+    fi
+  }
+  if
+  :: won == 1 -> won = 0; nwake(s); bump()
+  :: else -> skip
+  fi
+#endif
+}
+
 proctype Spawner(byte me) {
   byte g, i, s, live, t, pk;
 
@@ -222,7 +302,17 @@ claim:
      :: else -> skip
      fi;
 #endif
+#ifdef STOP
+     atomic { g = gen; s = NONE; live = 0; i = 0; stopBefore[me] = stop[me] }
+#ifndef NO_STOP_CHECK
+     if
+     :: stop[me] -> goto done          /* declined "interrupted" (item 2) */
+     :: else -> skip
+     fi;
+#endif
+#else
      atomic { g = gen; s = NONE; live = 0; i = 0 }
+#endif
      do
      :: s == NONE && i < SLOTS ->
         atomic {                       /* CAS(state, IDLE, CLAIMED) */
@@ -249,6 +339,9 @@ claim:
 #ifdef GROW
      :: s == NONE && nslots < NSLOT ->   /* room: grow */
         atomic {                         /* CAS(H_SLOTS, n, n+1) */
+#ifdef STOP
+          assert(!stopBefore[me]);       /* P7: a stopped spawner never reserves */
+#endif
           if
           :: nslots < NSLOT -> s = nslots; nslots++
           :: else -> skip
@@ -281,10 +374,10 @@ claim:
         atomic { workersStarted++; run Worker(NSPAWN + s, s) };  /* grow(slot) */
         atomic { g = 0; live = 0; i = 0 }; break
      :: s == NONE && nslots >= NSLOT && live == 0 -> goto done
-     :: s == NONE && nslots >= NSLOT && live != 0 -> atomic { live = 0; i = 0 }; nwait(GEN, g, me)
+     :: s == NONE && nslots >= NSLOT && live != 0 -> atomic { live = 0; i = 0 }; gwait(g, me)
 #else
      :: s == NONE && live == 0 -> goto done  /* pool-exhausted: nothing can come free */
-     :: s == NONE && live != 0 -> atomic { live = 0; i = 0 }; nwait(GEN, g, me)
+     :: s == NONE && live != 0 -> atomic { live = 0; i = 0 }; gwait(g, me)
 #endif
      fi
   od;
@@ -425,9 +518,16 @@ inline release(s, rt) {
 }
 
 proctype Owner() {
-  byte i, st, pk, rt, releases;
+  byte i, st, pk, rt, releases, armed, won, stopped;
 
 #ifdef GROW
+#ifdef STOP
+  /* Stop some spawners first (their threads are ending), at any point. */
+  do
+  :: stopped < NSPAWN -> stopSpawner(stopped); stopped++
+  :: true -> break
+  od;
+#endif
   /* terminateAll: close, then retire every slot in service, re-reading
    * H_SLOTS until it stops moving. Its first step can be scheduled at any
    * point of the spawners' runs. */
@@ -451,18 +551,17 @@ proctype Owner() {
   goto finished;
 #endif
 
-  /* Arm the slots (browser warm pool), interleaved with everything else. */
-  i = 0;
+  /* Arm the slots (browser warm pool) in order, each at any point:
+   * interleaved with the spawners, the workers, the owner's own retires and
+   * releases, and terminateAll (a slot not armed by then stays retired). */
   do
-  :: i < NSLOT ->
-     state[i] = IDLE;
-     nwake(i);
-     bump();
-     i++
-  :: else -> break
-  od;
-
-  do
+#ifdef STOP
+  /* No slot is ever armed: the spawners can only wait, and only their stop
+   * ends that wait (P1 then says no stop is lost). */
+  :: stopped < NSPAWN -> stopSpawner(stopped); stopped++
+#else
+  :: armed < NSLOT -> arm(armed); armed++
+#endif
   :: atomic { retiresLeft > 0 -> retiresLeft-- }; /* retire at any point */
      if
      :: true -> retire(0)
@@ -502,6 +601,14 @@ proctype Owner() {
   :: i < NSLOT -> retire(i); i++
   :: else -> break
   od;
+#ifndef STOP
+  /* Arms that come after terminateAll (the browser host's arm racing its
+   * retire) must leave every slot RETIRED. */
+  do
+  :: armed < NSLOT -> arm(armed); armed++
+  :: else -> break
+  od;
+#endif
   workersDone == NSLOT;
 
   /* P4: every assigned thread ran, unless retired/released before taken. */

@@ -25,7 +25,7 @@ export const F = Object.freeze({
   SPAWNING: 8,
 });
 
-export const FK = Object.freeze({ PLAIN: 0, SPIN: 1, WAIT: 2, TRAP: 3, ABORT: 4, DIE: 5, SPAWNER: 6 });
+export const FK = Object.freeze({ PLAIN: 0, SPIN: 1, WAIT: 2, TRAP: 3, ABORT: 4, DIE: 5, SPAWNER: 6, SPAWN_DIE: 7 });
 
 export const farg = (kind, n = 0) => (kind << 16) | n;
 

@@ -124,6 +124,34 @@ const scenarios = {
     });
   },
 
+  // A guest thread spawns a thread (its worker grows a child worker for it),
+  // then its host import calls process.exit() at once: the child dies with
+  // its parent before it reaches its serve loop, so the child's tid never
+  // runs. Its slot must not stay ASSIGNED (busy for good), and the tid must
+  // be reported as a trap is (stderr, onGuestError).
+  async "child-orphaned"() {
+    const errors = [];
+    const { host, words } = await startFaultGuest({
+      implementation,
+      onGuestError: (instanceId, tid, error) => errors.push({ tid, message: String(error?.message ?? error) }),
+    });
+    Atomics.store(words, F.CHILD_ARG, farg(FK.PLAIN, 100));
+    const parent = host.threadSpawn(farg(FK.SPAWN_DIE));
+    await until(() => Atomics.load(words, F.SPAWNED) === 1, { what: "the parent thread's spawn" });
+    await until(() => host.spawnReport().workers >= 1 && host.spawnReport().idle === 0, { what: "the parent's worker to end" });
+    const settled = performance.now();
+    while (host.spawnReport().active !== 0 && performance.now() - settled < 3000) await delay(10);
+    await delay(100);
+    const after = host.spawnReport();
+    await host.terminateAll();
+    result({
+      parent,
+      sum: Atomics.load(words, F.SUM),
+      errors,
+      after: { active: after.active, idle: after.idle, spawned: after.spawned },
+    });
+  },
+
   // terminateAll while a guest thread waits on the generation for a slot
   // (poolSize 2, spawnWaitMs 60 s, both slots busy): terminateAll and the
   // process's exit must not wait for that spawn's deadline.
