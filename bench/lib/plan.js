@@ -107,6 +107,66 @@ export function buildPlan({ quick }) {
     ],
     timeoutMs: 120000,
   });
+  // A spawner waiting inside the pool for a slot: the pool is at its size,
+  // so spawn() waits (spawnWaitMs) for a thread to finish. Empty threads on
+  // the pool API (native against JS), then the wave guest on a pool narrower
+  // than its waves (package default against the SDK configuration). To
+  // compare spin rules on these rows: node bench/experiment.js
+  // --only=slot-wait-1,slot-wait-2x8,slot-wait-guest --variants=current,...
+  plan.push(
+    {
+      id: "slot-wait-1",
+      group: "2b. A spawner waiting for a slot",
+      title: "1 worker, back-to-back spawns (joined only at the end): each spawn waits in the pool for the previous thread",
+      kind: "pool",
+      script: "throughput.js",
+      reps: Q(4, 1),
+      params: { workers: 1, threads: Q(10000, 1000), warmup: Q(500, 100), wave: Q(10000, 1000), spawnWaitMs: 1000 },
+      metrics: [
+        { key: "threadsPerSec", stat: "value", label: "threads/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "slot-wait-2x8",
+      skipInQuick: true,
+      group: "2b. A spawner waiting for a slot",
+      title: "2 workers, waves of 8 spawns, joined: 6 of every 8 spawns wait for a slot",
+      kind: "pool",
+      script: "throughput.js",
+      reps: Q(4, 1),
+      params: { workers: 2, threads: Q(10000, 1000), warmup: Q(500, 100), wave: 8, spawnWaitMs: 1000 },
+      metrics: [
+        { key: "threadsPerSec", stat: "value", label: "threads/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+  );
+  for (const [workers, lanes] of [
+    [1, 8],
+    [2, 9],
+  ]) {
+    plan.push({
+      id: `slot-wait-guest-${workers}x${lanes - 1}`,
+      skipInQuick: workers !== 1,
+      group: "2b. A spawner waiting for a slot",
+      title: `the wave guest on ${workers} pre-started worker${workers > 1 ? "s" : ""}, waves of ${lanes - 1} threads (${Q(300, 50)} waves): spawns wait for a slot`,
+      kind: "pool",
+      script: "waves-pool.js",
+      reps: Q(3, 1),
+      params: { lanes, waves: Q(300, 50), rounds: 16, workers, spawnWaitMs: 1000 },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "wall time of the call", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "process CPU of the call", unit: "ms", better: "lower" },
+        { key: "usPerThread", stat: "value", label: "wall per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    });
+  }
   plan.push(
     {
       id: "contention",
