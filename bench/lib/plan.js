@@ -230,6 +230,63 @@ export function buildPlan({ quick }) {
       ],
       timeoutMs: 300000,
     },
+    ...[0, 1, 2, 4].map((burners) => ({
+      id: `load-${burners}`,
+      skipInQuick: burners !== 2,
+      group: "4b. The wave call on a machine others load",
+      title: Q(
+        `the 14,000-thread call with ${burners} CPU-burning process${burners === 1 ? "" : "es"} of the bench's own beside it (bench/lib/burners.js)`,
+        `1,400 threads, ${burners} burning processes`,
+      ),
+      kind: "pool",
+      script: "waves.js",
+      reps: Q(2, 1),
+      params: { lanes: 8, waves: Q(2000, 200), rounds: 16, burners },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "first call (pool grows): wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "first call: process CPU", unit: "ms", better: "lower" },
+        { key: "warmWallMs", stat: "value", label: "second call: wall time", unit: "ms", better: "lower" },
+        { key: "warmCpuMs", stat: "value", label: "second call: process CPU", unit: "ms", better: "lower" },
+        { key: "loadAverage1", stat: "value", label: "load average (1 min) at the end", unit: "", better: null },
+      ],
+      timeoutMs: 300000,
+    })),
+    ...[
+      ["pthread", undefined],
+      ["zig", undefined],
+      ["zig", "volatile"],
+    ].map(([guest, waits]) => ({
+      id: `real-guest-${guest}${waits ? `-${waits}` : ""}`,
+      skipInQuick: guest !== "pthread",
+      group: "4c. Real-toolchain guests through the runner",
+      title:
+        guest === "pthread"
+          ? `C with wasi-libc pthreads (clang-19, ../shared/wasi-threads-sysroot): ${Q("2000", "100")} waves of 7 threads, joined (bench/guest/pthread-waves.c)`
+          : waits
+            ? `the same Zig program waiting with its own volatile memory.atomic.wait32 (gate and thread end): ${Q("500", "100")} waves`
+            : `Zig 0.11 std.Thread, ReleaseFast: ${Q("500", "100")} waves of 7 threads, joined (bench/guest/zig-waves.zig; std's waits spin, see bench/analysis.md)`,
+      kind: "pool",
+      script: "real-guest.js",
+      reps: Q(2, 1),
+      // (the Zig rows are shorter: std's spinning waits take seconds under load)
+      params: { guest, waits, lanes: 8, waves: guest === "zig" ? Q(500, 100) : Q(2000, 100), rounds: 16 },
+      metrics: [
+        { key: "wallMs", stat: "value", label: "program wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "program process CPU", unit: "ms", better: "lower" },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread (full run - one-wave run)", unit: "us", better: "lower" },
+        { key: "createUs", stat: "value", label: "pthread_create / Thread.spawn call p50", unit: "us", better: "lower" },
+        { key: "startUs", stat: "value", label: "create called -> thread function entry p50", unit: "us", better: "lower" },
+        { key: "startMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+        { key: "bodyUs", stat: "value", label: "thread function's work p50", unit: "us", better: null },
+        { key: "exitJoinUs", stat: "value", label: "function return -> join returned p50", unit: "us", better: "lower" },
+        { key: "exitJoinMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+        { key: "waveUs", stat: "value", label: "one wave (7 creates .. 7 joins) p50", unit: "us", better: "lower" },
+        { key: "waveMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 300000,
+    })),
     {
       id: "waves-serial",
       group: "4. Thread-wave guest",
