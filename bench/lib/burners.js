@@ -3,6 +3,8 @@
 // "load-*"). Each burner is a plain node process that spins until its own
 // deadline (so that none outlives a crashed scenario for long) and is killed
 // by stop(), by the scenario's exit, or by a signal that ends the scenario.
+// They hold the scenario's event loop (not unref'd) so that `ended` can be
+// awaited; a scenario that never stops them ends at their deadline.
 
 import { spawn } from "node:child_process";
 
@@ -14,10 +16,13 @@ while (Date.now() < until) for (let i = 0; i < 1e5; i++) x = (x * 1103515245 + 1
 
 // Starts `count` burners that end by themselves after maxMs at the latest;
 // resolves once each has started running (its first output byte). Returns
-// {pids, stop()}; stop() kills them (SIGKILL) and is idempotent.
+// {pids, stop(), ended}; stop() kills them (SIGKILL) and is idempotent;
+// ended resolves once every burner has exited (and been reaped).
 export async function startBurners(count, { maxMs = 120000 } = {}) {
   if (!Number.isInteger(count) || count < 0 || count > 64) throw new RangeError("count must be an integer in 0..64");
+  if (!Number.isFinite(maxMs) || maxMs <= 0) throw new RangeError("maxMs must be a positive number of milliseconds");
   const children = [];
+  const exits = [];
   const stop = () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   };
@@ -33,8 +38,8 @@ export async function startBurners(count, { maxMs = 120000 } = {}) {
     const child = spawn(process.execPath, ["-e", `process.stdout.write("go");${BURN}`, String(maxMs)], {
       stdio: ["ignore", "pipe", "ignore"],
     });
-    child.unref();
     children.push(child);
+    exits.push(new Promise((resolve) => child.once("exit", () => resolve())));
     started.push(
       new Promise((resolve, reject) => {
         child.stdout.once("data", () => resolve());
@@ -50,5 +55,5 @@ export async function startBurners(count, { maxMs = 120000 } = {}) {
     throw error;
   }
   for (const child of children) child.stdout.destroy();
-  return { pids: children.map((c) => c.pid), stop };
+  return { pids: children.map((c) => c.pid), stop, ended: Promise.all(exits) };
 }
