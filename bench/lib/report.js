@@ -55,7 +55,7 @@ const BOUNDS = {
     'With empty threads JS runs a thread in 6-7 us on this machine; 10x would ask for less than one futex wake per thread. On 2 CPUs the current rule seldom spins in this row (analysis, "Issue 20\'s evidence").',
   load: 'The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler (analysis, "Issue 20\'s evidence").',
   realGuest:
-    "The C guest's figure includes libc's own thread start and end (malloc of the stack, TLS, the join), which the package guest does not have.",
+    "The C guest's figure includes its work (about 1.9 us per thread) and libc's own thread start and end (malloc of the stack, TLS, the join), which the package guest's host figure does not.",
   idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
   shutdown:
     "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
