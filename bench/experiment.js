@@ -150,6 +150,12 @@ VARIANTS.recommended = {
   defines: ["-DWTP_PARK_SPIN_LIMIT=0", "-DWTP_PARK_SLICE_MS=200"],
   patch: [...VARIANTS["c-only-interrupted"].patch, ...VARIANTS["tatas-scan"].patch],
 };
+// The rule before 3b45018 with the spin outcomes counted (stderr at exit):
+// what the slot-wait rows' waits do under each rule (bench/analysis.md).
+VARIANTS["any-idle-spin-stats"] = {
+  defines: [],
+  patch: [...VARIANTS["any-idle-spin"].patch, ...VARIANTS["spin-stats"].patch],
+};
 const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
