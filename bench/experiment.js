@@ -11,7 +11,7 @@
 // Writes bench/results/experiments-<scenarios>.json and prints a table of medians.
 
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
@@ -150,6 +150,12 @@ VARIANTS.recommended = {
   defines: ["-DWTP_PARK_SPIN_LIMIT=0", "-DWTP_PARK_SLICE_MS=200"],
   patch: [...VARIANTS["c-only-interrupted"].patch, ...VARIANTS["tatas-scan"].patch],
 };
+// The rule before 3b45018 with the spin outcomes counted (stderr at exit):
+// what the slot-wait rows' waits do under each rule (bench/analysis.md).
+VARIANTS["any-idle-spin-stats"] = {
+  defines: [],
+  patch: [...VARIANTS["any-idle-spin"].patch, ...VARIANTS["spin-stats"].patch],
+};
 const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
@@ -193,6 +199,29 @@ const SCENARIOS = {
     params: { phase: "cold", samples: 30, warmup: 3, idleMs: 50 },
     metric: ["handoffUs", "p50"],
   },
+  // A spawner waiting inside the pool for a slot (bench/lib/plan.js
+  // "slot-wait-*"): 1 worker, back-to-back spawns joined only at the end.
+  "slot-wait-1": {
+    script: "throughput.js",
+    params: { workers: 1, threads: 10000, warmup: 500, wave: 10000, spawnWaitMs: 1000 },
+    metric: ["threadsPerSec", "value"],
+    extra: ["cpuUsPerThread", "value"],
+  },
+  // A pool narrower than its waves: 2 workers, waves of 8.
+  "slot-wait-2x8": {
+    script: "throughput.js",
+    params: { workers: 2, threads: 10000, warmup: 500, wave: 8, spawnWaitMs: 1000 },
+    metric: ["threadsPerSec", "value"],
+    extra: ["cpuUsPerThread", "value"],
+  },
+  // The wave guest on 1 pre-started worker (7 spawns per wave, each waiting
+  // for the previous thread).
+  "slot-wait-guest": {
+    script: "waves-pool.js",
+    params: { lanes: 8, waves: 300, rounds: 16, workers: 1, spawnWaitMs: 1000 },
+    metric: ["wallMs", "value"],
+    extra: ["cpuMs", "value"],
+  },
   "throughput-2": {
     script: "throughput.js",
     params: { workers: 2, threads: 10000, warmup: 500 },
@@ -211,7 +240,7 @@ function build(name) {
     const copy = join(expDir, `${name}-src`);
     rmSync(copy, { recursive: true, force: true });
     mkdirSync(copy, { recursive: true });
-    for (const f of readdirSync(srcDir)) copyFileSync(join(srcDir, f), join(copy, f));
+    cpSync(srcDir, copy, { recursive: true }); // src/ has sub-folders (src/wasi/)
     for (const [file, from, to] of patch) {
       const text = readFileSync(join(copy, file), "utf8");
       if (!text.includes(from)) throw new Error(`variant ${name}: patch does not apply to ${file}`);
@@ -295,6 +324,12 @@ for (const [sid, byVariant] of Object.entries(results)) {
   }
 }
 for (const row of table) {
+  if (!Number.isFinite(row.median)) {
+    console.log(
+      `${row.scenario.padEnd(13)} ${row.variant.padEnd(13)} every run failed: ${results[row.scenario][row.variant][0]?.error}`,
+    );
+    continue;
+  }
   console.log(
     `${row.scenario.padEnd(13)} ${row.variant.padEnd(13)} ${row.metric.padEnd(20)} ${row.median.toFixed(2).padStart(10)} [${row.min.toFixed(2)}-${row.max.toFixed(2)}]` +
       (row.extraMetric ? `  ${row.extraMetric} ${row.extraMedian.toFixed(2)}` : "") +

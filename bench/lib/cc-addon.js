@@ -4,7 +4,7 @@
 // cross-build script, so that there is one list) plus the Linux wait file.
 
 import { execFileSync } from "node:child_process";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { coreSources } from "../../scripts/cross-prebuild.js";
 
@@ -13,7 +13,9 @@ const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // srcDir: a folder holding src/'s files (src/ itself, or a patched copy);
 // out: the .node path; defines: extra -D flags. Throws cc's error.
 export function ccAddon({ srcDir = join(repoDir, "src"), out, defines = [] }) {
-  const sources = [...coreSources(repoDir), "src/wait_linux.c"].map((file) => join(srcDir, basename(file)));
+  // binding.gyp's paths are relative to the repository and start with src/:
+  // the same path under srcDir (sub-folders kept).
+  const sources = [...coreSources(repoDir), "src/wait_linux.c"].map((file) => join(srcDir, relative("src", file)));
   const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");
   execFileSync(
     process.env.CC || "cc",

@@ -107,6 +107,66 @@ export function buildPlan({ quick }) {
     ],
     timeoutMs: 120000,
   });
+  // A spawner waiting inside the pool for a slot: the pool is at its size,
+  // so spawn() waits (spawnWaitMs) for a thread to finish. Empty threads on
+  // the pool API (native against JS), then the wave guest on a pool narrower
+  // than its waves (package default against the SDK configuration). To
+  // compare spin rules on these rows: node bench/experiment.js
+  // --only=slot-wait-1,slot-wait-2x8,slot-wait-guest --variants=current,...
+  plan.push(
+    {
+      id: "slot-wait-1",
+      group: "2b. A spawner waiting for a slot",
+      title: "1 worker, back-to-back spawns (joined only at the end): each spawn waits in the pool for the previous thread",
+      kind: "pool",
+      script: "throughput.js",
+      reps: Q(4, 1),
+      params: { workers: 1, threads: Q(10000, 1000), warmup: Q(500, 100), wave: Q(10000, 1000), spawnWaitMs: 1000 },
+      metrics: [
+        { key: "threadsPerSec", stat: "value", label: "threads/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "slot-wait-2x8",
+      skipInQuick: true,
+      group: "2b. A spawner waiting for a slot",
+      title: "2 workers, waves of 8 spawns, joined: 6 of every 8 spawns wait for a slot",
+      kind: "pool",
+      script: "throughput.js",
+      reps: Q(4, 1),
+      params: { workers: 2, threads: Q(10000, 1000), warmup: Q(500, 100), wave: 8, spawnWaitMs: 1000 },
+      metrics: [
+        { key: "threadsPerSec", stat: "value", label: "threads/s", unit: "/s", better: "higher", digits: 0 },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    },
+  );
+  for (const [workers, lanes] of [
+    [1, 8],
+    [2, 9],
+  ]) {
+    plan.push({
+      id: `slot-wait-guest-${workers}x${lanes - 1}`,
+      skipInQuick: workers !== 1,
+      group: "2b. A spawner waiting for a slot",
+      title: `the wave guest on ${workers} pre-started worker${workers > 1 ? "s" : ""}, waves of ${lanes - 1} threads (${Q(300, 50)} waves): spawns wait for a slot`,
+      kind: "pool",
+      script: "waves-pool.js",
+      reps: Q(3, 1),
+      params: { lanes, waves: Q(300, 50), rounds: 16, workers, spawnWaitMs: 1000 },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "wall time of the call", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "process CPU of the call", unit: "ms", better: "lower" },
+        { key: "usPerThread", stat: "value", label: "wall per thread", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 120000,
+    });
+  }
   plan.push(
     {
       id: "contention",
@@ -170,6 +230,91 @@ export function buildPlan({ quick }) {
       ],
       timeoutMs: 300000,
     },
+    ...[0, 1, 2, 4].map((burners) => ({
+      id: `load-${burners}`,
+      skipInQuick: burners !== 2,
+      group: "4b. The wave call on a machine others load",
+      title: Q(
+        `the 14,000-thread call with ${burners} CPU-burning process${burners === 1 ? "" : "es"} of the bench's own beside it (bench/lib/burners.js)`,
+        `1,400 threads, ${burners} burning processes`,
+      ),
+      kind: "pool",
+      script: "waves.js",
+      reps: Q(2, 1),
+      params: { lanes: 8, waves: Q(2000, 200), rounds: 16, burners },
+      variants: WAVE_VARIANTS,
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "first call (pool grows): wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "first call: process CPU", unit: "ms", better: "lower" },
+        { key: "warmWallMs", stat: "value", label: "second call: wall time", unit: "ms", better: "lower" },
+        { key: "warmCpuMs", stat: "value", label: "second call: process CPU", unit: "ms", better: "lower" },
+        { key: "loadAverage1", stat: "value", label: "load average (1 min) at the end", unit: "", better: null },
+      ],
+      timeoutMs: 300000,
+    })),
+    ...[
+      ["pthread", undefined],
+      ["zig", undefined],
+      ["zig", "volatile"],
+    ].map(([guest, waits]) => ({
+      id: `real-guest-${guest}${waits ? `-${waits}` : ""}`,
+      skipInQuick: guest !== "pthread",
+      group: "4c. Real-toolchain guests through the runner",
+      title:
+        guest === "pthread"
+          ? `C with wasi-libc pthreads (clang-19, ../shared/wasi-threads-sysroot): ${Q("2000", "100")} waves of 7 threads, joined (bench/guest/pthread-waves.c)`
+          : waits
+            ? `the same Zig program waiting with its own volatile memory.atomic.wait32 (gate and thread end): ${Q("500", "100")} waves`
+            : `Zig 0.11 std.Thread, ReleaseFast: ${Q("500", "100")} waves of 7 threads, joined (bench/guest/zig-waves.zig; std's waits spin, see bench/analysis.md)`,
+      kind: "pool",
+      script: "real-guest.js",
+      reps: Q(2, 1),
+      // (the Zig rows are shorter: std's spinning waits take seconds under load)
+      params: { guest, waits, lanes: 8, waves: guest === "zig" ? Q(500, 100) : Q(2000, 100), rounds: 16 },
+      metrics: [
+        { key: "wallMs", stat: "value", label: "program wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "program process CPU", unit: "ms", better: "lower" },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread (full run - one-wave run)", unit: "us", better: "lower" },
+        { key: "createUs", stat: "value", label: "pthread_create / Thread.spawn call p50", unit: "us", better: "lower" },
+        { key: "startUs", stat: "value", label: "create called -> thread function entry p50", unit: "us", better: "lower" },
+        { key: "startMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+        { key: "bodyUs", stat: "value", label: "thread function's work p50", unit: "us", better: null },
+        { key: "exitJoinUs", stat: "value", label: "function return -> join returned p50", unit: "us", better: "lower" },
+        { key: "exitJoinMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+        { key: "waveUs", stat: "value", label: "one wave (7 creates .. 7 joins) p50", unit: "us", better: "lower" },
+        { key: "waveMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+      ],
+      timeoutMs: 300000,
+    })),
+    ...[
+      ["pthread", undefined, 0],
+      ["zig", undefined, 0],
+      ["zig", undefined, 2],
+      ["zig", "volatile", 2],
+    ].map(([guest, waits, burners]) => ({
+      id: `real-host-${guest}${waits ? `-${waits}` : ""}${burners ? `-load${burners}` : ""}`,
+      skipInQuick: true,
+      group: "4c. Real-toolchain guests through the runner",
+      title: `the ${guest === "pthread" ? "C pthreads" : waits ? "Zig (own blocking waits)" : "Zig std.Thread"} guest through the SDK's host API (createWasiThreadSpawn): ${guest === "zig" ? 500 : 2000} waves of 7${burners ? `, ${burners} CPU-burning processes beside it` : ""}`,
+      kind: "pool",
+      script: "real-guest-host.js",
+      reps: 2,
+      params: { guest, waits, burners, lanes: 8, waves: guest === "zig" ? 500 : 2000, rounds: 16 },
+      variants: [WAVE_VARIANTS[0], WAVE_VARIANTS[1]],
+      baseline: "sdk",
+      metrics: [
+        { key: "wallMs", stat: "value", label: "program wall time", unit: "ms", better: "lower" },
+        { key: "cpuMs", stat: "value", label: "program process CPU", unit: "ms", better: "lower" },
+        { key: "cpuUsPerThread", stat: "value", label: "CPU per thread (full run - one-wave run)", unit: "us", better: "lower" },
+        { key: "startUs", stat: "value", label: "create called -> thread function entry p50", unit: "us", better: "lower" },
+        { key: "exitJoinUs", stat: "value", label: "function return -> join returned p50", unit: "us", better: "lower" },
+        { key: "waveUs", stat: "value", label: "one wave p50", unit: "us", better: "lower" },
+        { key: "waveMeanUs", stat: "value", label: "  the same, mean", unit: "us", better: "lower" },
+        { key: "loadAverage1", stat: "value", label: "load average (1 min) at the end", unit: "", better: null },
+      ],
+      timeoutMs: 300000,
+    })),
     {
       id: "waves-serial",
       group: "4. Thread-wave guest",

@@ -51,6 +51,11 @@ const BOUNDS = {
     "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
   t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
   peer: "",
+  slotWait:
+    'With empty threads JS runs a thread in 6-7 us on this machine; 10x would ask for less than one futex wake per thread. On 2 CPUs the current rule seldom spins in this row (analysis, "Issue 20\'s evidence").',
+  load: 'The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler (analysis, "Issue 20\'s evidence").',
+  realGuest:
+    "The C guest's figure includes its work (about 1.9 us per thread) and libc's own thread start and end (malloc of the stack, TLS, the join), which the package guest's host figure does not.",
   idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
   shutdown:
     "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
@@ -170,6 +175,44 @@ export function evaluateTargets(results) {
     `${fr(pq)}x (default ${f1(figure(results, "peer-repeat", "default", "callsPerSec:value"), 0)}/s, emnapi ${f1(figure(results, "peer-repeat", "emnapi", "callsPerSec:value"), 0)}/s${vpairedText(results, "peer-repeat", "default", "callsPerSec:value")})`,
     `SDK config ${f1(figure(results, "peer-repeat", "sdk", "callsPerSec:value"), 0)}/s; workers started: emnapi ${f1(figure(results, "peer-repeat", "emnapi", "workersCreated:value"), 0)}, default ${f1(figure(results, "peer-repeat", "default", "workersCreated:value"), 0)}; ` +
       `in one blocked call emnapi starts ${f2(figure(results, "peer-blocked", "emnapi", "workersPerThread:value"))} workers per thread; the thread-wave guest on emnapi: ${peerWaveGuestText(results)}`,
+  );
+
+  // --- Issue 20: every wait path, and a real toolchain's guest.
+  const sw = ratio(results, "slot-wait-1", "threadsPerSec:value");
+  add(
+    "slotWait",
+    "A spawner waiting in the pool for a slot, 1 worker, back-to-back spawns: native/JS threads per second",
+    ">= 10x",
+    sw,
+    sw >= 10,
+    `${fr(sw)}x (native ${f1(figure(results, "slot-wait-1", "native", "threadsPerSec:value"), 0)}/s, JS ${f1(figure(results, "slot-wait-1", "js", "threadsPerSec:value"), 0)}/s${pairedText(results, "slot-wait-1", "threadsPerSec:value")})`,
+    `2 workers, waves of 8: ${fr(ratio(results, "slot-wait-2x8", "threadsPerSec:value"))}x; the wave guest on 1 worker, default/SDK wall ${fr(vratio(results, "slot-wait-guest-1x7", "default", "wallMs:value"))}`,
+  );
+  for (const n of [2, 4]) {
+    const id = `load-${n}`;
+    const walls = ["wallMs:value", "warmWallMs:value"].map((m) => vratio(results, id, "default", m));
+    const q = Math.max(...walls.map((v) => (Number.isFinite(v) ? v : -Infinity)));
+    add(
+      "load",
+      `The 14,000-thread call beside ${n} busy processes, package default / SDK config, wall (the worse of the two calls)`,
+      "<= 1.0",
+      Number.isFinite(q) ? q : NaN,
+      q <= 1,
+      `${fr(q)} (first call ${fr(walls[0])}${vpairedText(results, id, "default", "wallMs:value")}; second call ${fr(walls[1])}${vpairedText(results, id, "default", "warmWallMs:value")})`,
+      `CPU: first call ${fr(vratio(results, id, "default", "cpuMs:value"))}, second ${fr(vratio(results, id, "default", "warmCpuMs:value"))}; load average ${f1(figure(results, id, "default", "loadAverage1:value"))}`,
+    );
+  }
+  const realCpu = figure(results, "real-guest-pthread", "native", "cpuUsPerThread:value");
+  const ownCpu = hostCpuPerThread(results, W, "default");
+  const rq = Number.isFinite(realCpu) && Number.isFinite(ownCpu) && ownCpu > 0 ? realCpu / ownCpu : NaN;
+  add(
+    "realGuest",
+    "A real toolchain's guest (C, wasi-libc pthreads, through the runner): CPU per thread against the package guest's host CPU per thread",
+    "<= 2x",
+    rq,
+    rq <= 2,
+    `${fr(rq)}x (C guest ${f2(realCpu)} us natively, JS ${f2(figure(results, "real-guest-pthread", "js", "cpuUsPerThread:value"))} us; package guest ${f2(ownCpu)} us)`,
+    `Zig 0.11 std.Thread ${f2(figure(results, "real-guest-zig", "native", "cpuUsPerThread:value"))} us (its std waits spin in the guest), with its own blocking waits ${f2(figure(results, "real-guest-zig-volatile", "native", "cpuUsPerThread:value"))} us`,
   );
 
   // --- What held before still holds.

@@ -9,13 +9,20 @@
 // spawn() call, spawn -> runThread entry, the join's wake-up (runThread's
 // last stamp -> Atomics.wait returned in the spawner) and the spawner's own
 // turnaround (join returned -> next spawn). Only meaningful with 1 worker.
+//
+// wave > workers: the spawner spawns `wave` threads between two joins, so
+// every spawn past the first `workers` finds the pool at its size and waits
+// inside the pool (spawnWaitMs) for a slot: the path of the SDK's poolSize,
+// the runner's limit and any wave wider than the pool. wave = threads joins
+// only at the end (back-to-back spawns, each waiting for the previous
+// thread to finish on 1 worker).
 
 import { emit, hrnow, join, newBoard, params, sleepSync, startServers } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 
-const { impl, workers = 1, threads = 20000, warmup = 1000, breakdown = false } = params();
+const { impl, workers = 1, threads = 20000, warmup = 1000, breakdown = false, wave: waveSize = workers, spawnWaitMs } = params();
 
-const pool = createPool(impl, { capacity: workers });
+const pool = createPool(impl, { capacity: workers, spawnWaitMs });
 api.openWasiThreadPoolSlots(pool, workers);
 const slots = [];
 for (let s = 0; s < workers; s++) {
@@ -38,7 +45,7 @@ let declined = 0;
 let index = 0;
 function run(count) {
   for (let done = 0; done < count;) {
-    const wave = Math.min(workers, count - done);
+    const wave = Math.min(waveSize, count - done);
     if (breakdown) {
       for (let k = 0; k < wave; k++) {
         const i = index++;
@@ -93,6 +100,6 @@ if (breakdown && declined === 0) {
 }
 emit({
   metrics,
-  info: { declined, waited: report.waited, spawned: report.spawned },
+  info: { declined, waited: report.waited, spawned: report.spawned, wave: waveSize },
 });
 process.exit(0);

@@ -11,13 +11,15 @@
 // /proc/self/task/*/schedstat (ns on CPU).
 //
 // params: impl ("native" | "js"; "ref" for the serial reference, lanes 1),
-// freshInstances (the SDK's instance policy), invokes (calls on one host).
+// freshInstances (the SDK's instance policy), invokes (calls on one host),
+// burners (N CPU-burning processes started before the host and killed at the
+// end, bench/lib/burners.js: the machine loaded by others).
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { emit, hrnow, params } from "../lib/child.js";
 
-const { impl, lanes = 8, waves = 2000, rounds = 16, invokes = 2, freshInstances = false } = params();
+const { impl, lanes = 8, waves = 2000, rounds = 16, invokes = 2, freshInstances = false, burners = 0 } = params();
 const harnessUrl = new URL("../../test/support/wave-harness.js", import.meta.url);
 if (!existsSync(harnessUrl)) {
   process.stdout.write("BENCH_SKIP test/support/wave-harness.js not present yet\n");
@@ -26,6 +28,8 @@ if (!existsSync(harnessUrl)) {
 const { compileWaveGuest, createWaveHarness, settleActive, EXPECTED_14K_OUTPUT_HEX } = await import(harnessUrl.href);
 
 const module = await compileWaveGuest();
+const { startBurners } = await import("../lib/burners.js");
+const load = burners > 0 ? await startBurners(burners) : null;
 // ns on CPU of this thread and of all the others (schedstat), the others'
 // system time (stat, clock ticks) and their voluntary context switches
 // (status: how often they blocked). Linux; null elsewhere.
@@ -97,6 +101,8 @@ for (let i = 0; i < invokes; i++) {
   // next call, as a caller between two requests would.
   await settleActive(harness.host);
 }
+const loadAverage = os.loadavg().map((v) => Math.round(v * 100) / 100);
+load?.stop();
 const report = harness.host.spawnReport();
 const workers = harness.host.distinctOsThreadCount();
 await harness.destroy();
@@ -105,6 +111,7 @@ const expected = waves === 2000 && rounds === 16 && lanes > 1 ? EXPECTED_14K_OUT
 const metrics = {
   wallMs: { value: calls[0].wallMs },
   cpuMs: { value: calls[0].cpuMs },
+  loadAverage1: { value: loadAverage[0] },
 };
 if (Number.isFinite(calls[0].mainCpuMs)) metrics.mainCpuMs = { value: calls[0].mainCpuMs };
 if (calls[1]) {
@@ -125,6 +132,8 @@ emit({
   metrics,
   info: {
     calls,
+    burners,
+    loadAverage,
     outputOk: expected ? calls.every((c) => c.output === expected) : null,
     workers,
     availableParallelism: os.availableParallelism?.() ?? null,
