@@ -5,7 +5,8 @@
 
 #include "wasi_internal.h"
 
-#define ENTRY(name, params) {#name, params, wtp__wasi_##name}
+#define ENTRY(name, params) \
+  { #name, params, wtp__wasi_##name }
 
 const wtp_wasi_import wtp_wasi_imports[] = {
     ENTRY(args_get, "ii"),
@@ -57,7 +58,8 @@ const wtp_wasi_import wtp_wasi_imports[] = {
 };
 
 const wtp_wasi_import *wtp_wasi_find_import(const char *name) {
-  for (const wtp_wasi_import *import = wtp_wasi_imports; import->name != NULL; import++) {
+  for (const wtp_wasi_import *import = wtp_wasi_imports; import->name != NULL;
+       import++) {
     if (strcmp(import->name, name) == 0) return import;
   }
   return NULL;
