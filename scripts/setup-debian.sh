@@ -13,12 +13,20 @@
 #   libc6-dev-arm64-cross     the cross libc) the arm64 sysroot qemu runs the
 #                             arm64 Node in (scripts/qemu-arm64.sh)
 #   musl-tools                the C tests on musl (scripts/musl-c.sh)
+#   clang-19 lld-19           the WASI programs in C with pthreads (test/wasi-programs,
+#                             scripts/build-wasi-programs.sh): clang-14 cannot link a
+#                             wasi-threads program (../shared/wasi-threads-sysroot/README.md)
+#   llvm-19                   llvm-ar and the tools clang-19's wasm link calls
+#   libclang-rt-19-dev-wasm32 compiler-rt's builtins for wasm32, which that link needs
+#   zstd                      the system's zstd, to check zstd.wasm's output
+#                             (test/program-wasi-real.test.js; gzip is in the base system)
 # Then the arm64 Node for scripts/qemu-arm64.sh (npm registry), so that the
 # tests themselves download nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
-  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools)
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools
+  clang-19 lld-19 llvm-19 libclang-rt-19-dev-wasm32 zstd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -8,7 +8,8 @@
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
 //      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; and the guest builds (C, Zig), if their scripts exist
+//      serves; and the guest builds (C, Zig, the WASI programs of
+//      test/wasi-programs), if their scripts exist
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
@@ -45,6 +46,9 @@ if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scrip
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
+if (existsSync(join(root, "scripts/build-wasi-programs.sh"))) {
+  step("WASI programs build", "sh", ["scripts/build-wasi-programs.sh"]);
+}
 
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))
