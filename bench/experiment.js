@@ -11,7 +11,7 @@
 // Writes bench/results/experiments-<scenarios>.json and prints a table of medians.
 
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import os from "node:os";
@@ -211,7 +211,7 @@ function build(name) {
     const copy = join(expDir, `${name}-src`);
     rmSync(copy, { recursive: true, force: true });
     mkdirSync(copy, { recursive: true });
-    for (const f of readdirSync(srcDir)) copyFileSync(join(srcDir, f), join(copy, f));
+    cpSync(srcDir, copy, { recursive: true });
     for (const [file, from, to] of patch) {
       const text = readFileSync(join(copy, file), "utf8");
       if (!text.includes(from)) throw new Error(`variant ${name}: patch does not apply to ${file}`);
