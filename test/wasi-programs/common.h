@@ -75,7 +75,8 @@ __attribute__((unused)) static void on_thread(void *(*fn)(void *), void *arg) {
     exit(70);
   }
   held_jobs[held_count] = (struct held_job){fn, arg};
-  if (pthread_create(&held[held_count], NULL, held_main, &held_jobs[held_count]) != 0) {
+  if (pthread_create(&held[held_count], NULL, held_main,
+                     &held_jobs[held_count]) != 0) {
     say("FAIL pthread_create: %s\n", strerror(errno));
     exit(70);
   }
@@ -97,7 +98,9 @@ static void release_threads(void) {
 __attribute__((unused)) static __wasi_fd_t first_preopen(void) {
   for (__wasi_fd_t fd = 3; fd < 64; fd++) {
     __wasi_prestat_t prestat;
-    if (__wasi_fd_prestat_get(fd, &prestat) == 0 && prestat.tag == __WASI_PREOPENTYPE_DIR) return fd;
+    if (__wasi_fd_prestat_get(fd, &prestat) == 0 &&
+        prestat.tag == __WASI_PREOPENTYPE_DIR)
+      return fd;
   }
   say("FAIL no preopened directory\n");
   exit(70);

@@ -19,7 +19,9 @@ static int open_file(const char *path, int flags) {
   return fd;
 }
 
-static ssize_t write_text(int fd, const char *text) { return write(fd, text, strlen(text)); }
+static ssize_t write_text(int fd, const char *text) {
+  return write(fd, text, strlen(text));
+}
 
 /* share: opened on one thread, written on another, closed on a third. */
 static void *share_open(void *arg) {
@@ -33,7 +35,8 @@ static void *share_write(void *arg) {
    * opening thread, and the write below lands in decoy.txt. */
   int decoy = open_file("/data/decoy.txt", O_WRONLY | O_CREAT | O_TRUNC);
   ssize_t n = write_text(fd_a, "written by another thread\n");
-  check(n == 26, "write-on-second-thread", "write returned %zd (%s)", n, n < 0 ? strerror(errno) : "short");
+  check(n == 26, "write-on-second-thread", "write returned %zd (%s)", n,
+        n < 0 ? strerror(errno) : "short");
   say("info decoy fd %d, a fd %d\n", decoy, fd_a);
   return NULL;
 }
@@ -48,7 +51,8 @@ static void case_share(void) {
   on_thread(share_write, NULL);
   on_thread(share_close, NULL);
   ssize_t n = write_text(fd_a, "after close\n");
-  check(n < 0 && errno == EBADF, "closed-for-every-thread", "write after close returned %zd (%s)", n, strerror(errno));
+  check(n < 0 && errno == EBADF, "closed-for-every-thread",
+        "write after close returned %zd (%s)", n, strerror(errno));
 }
 
 /* offsets: one offset and one set of flags for every thread. */
@@ -71,13 +75,14 @@ static void *rewind_fd(void *arg) {
 static void *read_four(void *arg) {
   char buf[5] = {0};
   ssize_t n = read(fd_a, buf, 4);
-  check(n == 4 && strcmp(buf, (const char *)arg) == 0, "read-after-seek", "read %zd bytes \"%s\", expected \"%s\"", n, buf,
-        (const char *)arg);
+  check(n == 4 && strcmp(buf, (const char *)arg) == 0, "read-after-seek",
+        "read %zd bytes \"%s\", expected \"%s\"", n, buf, (const char *)arg);
   return NULL;
 }
 static void *set_append(void *arg) {
   (void)arg;
-  check(fcntl(fd_a, F_SETFL, O_APPEND) == 0, "set-append-on-thread", "%s", strerror(errno));
+  check(fcntl(fd_a, F_SETFL, O_APPEND) == 0, "set-append-on-thread", "%s",
+        strerror(errno));
   return NULL;
 }
 static void case_offsets(void) {
@@ -85,13 +90,15 @@ static void case_offsets(void) {
   on_thread(write_aaaa, NULL);
   on_thread(write_bbbb, NULL);
   off_t at = lseek(fd_a, 0, SEEK_CUR);
-  check(at == 8, "offset-shared", "offset on the main thread is %lld, expected 8", (long long)at);
+  check(at == 8, "offset-shared",
+        "offset on the main thread is %lld, expected 8", (long long)at);
   on_thread(rewind_fd, NULL);
   on_thread(read_four, "AAAA");
   read_four("BBBB");
   on_thread(set_append, NULL);
   int flags = fcntl(fd_a, F_GETFL);
-  check(flags >= 0 && (flags & O_APPEND), "flags-shared", "F_GETFL on the main thread: %#x", flags);
+  check(flags >= 0 && (flags & O_APPEND), "flags-shared",
+        "F_GETFL on the main thread: %#x", flags);
   lseek(fd_a, 0, SEEK_SET);
   check(write_text(fd_a, "Z") == 1, "append-write", "%s", strerror(errno));
   close(fd_a);
@@ -114,9 +121,11 @@ static void case_renumber(void) {
   on_thread(open_two, NULL);
   on_thread(renumber_x_onto_y, NULL);
   ssize_t n = write_text(fd_b, "to x through y\n");
-  check(n == 15, "write-renumbered", "write returned %zd (%s)", n, strerror(errno));
+  check(n == 15, "write-renumbered", "write returned %zd (%s)", n,
+        strerror(errno));
   n = write_text(fd_a, "stale\n");
-  check(n < 0 && errno == EBADF, "source-closed", "write to the old number returned %zd", n);
+  check(n < 0 && errno == EBADF, "source-closed",
+        "write to the old number returned %zd", n);
 }
 
 /* dup2-stdout: a file renumbered onto fd 1 on one thread takes every
@@ -129,7 +138,8 @@ static void *renumber_onto_stdout(void *arg) {
 }
 static void *write_stdout_thread(void *arg) {
   ssize_t n = write_text(1, (const char *)arg);
-  check(n == (ssize_t)strlen(arg), "thread-writes-1", "write(1) returned %zd (%s)", n, strerror(errno));
+  check(n == (ssize_t)strlen(arg), "thread-writes-1",
+        "write(1) returned %zd (%s)", n, strerror(errno));
   return NULL;
 }
 static void case_dup2_stdout(void) {
@@ -161,7 +171,8 @@ static void case_freopen_stdout(void) {
 static void *write_closed_stdout(void *arg) {
   (void)arg;
   ssize_t n = write_text(1, "lost\n");
-  check(n < 0 && errno == EBADF, "thread-sees-closed-1", "write(1) returned %zd (%s)", n, strerror(errno));
+  check(n < 0 && errno == EBADF, "thread-sees-closed-1",
+        "write(1) returned %zd (%s)", n, strerror(errno));
   return NULL;
 }
 static void case_close_stdout(void) {
@@ -173,12 +184,18 @@ static void case_close_stdout(void) {
 
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
-  if (!strcmp(which, "share")) case_share();
-  else if (!strcmp(which, "offsets")) case_offsets();
-  else if (!strcmp(which, "renumber")) case_renumber();
-  else if (!strcmp(which, "dup2-stdout")) case_dup2_stdout();
-  else if (!strcmp(which, "freopen-stdout")) case_freopen_stdout();
-  else if (!strcmp(which, "close-stdout")) case_close_stdout();
+  if (!strcmp(which, "share"))
+    case_share();
+  else if (!strcmp(which, "offsets"))
+    case_offsets();
+  else if (!strcmp(which, "renumber"))
+    case_renumber();
+  else if (!strcmp(which, "dup2-stdout"))
+    case_dup2_stdout();
+  else if (!strcmp(which, "freopen-stdout"))
+    case_freopen_stdout();
+  else if (!strcmp(which, "close-stdout"))
+    case_close_stdout();
   else {
     say("FAIL unknown case \"%s\"\n", which);
     return 2;
