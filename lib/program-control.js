@@ -158,12 +158,16 @@ export function parkForever(control) {
 }
 
 // Ends the program with `code` unless it has ended already; never returns.
-export function endProgram(program, code) {
+// onEnd (optional) runs after the ending is decided, before the thread parks
+// (lib/wasi-c.js stops the program's WASI there: its other threads' blocked
+// calls return).
+export function endProgram(program, code, onEnd) {
   const { control } = program;
   if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
     Atomics.store(control, C_EXIT_CODE, code | 0);
     ring(control);
   }
+  onEnd?.();
   parkForever(control);
 }
 

@@ -36,6 +36,7 @@ import {
   drainOutputRing,
 } from "./program-control.js";
 import { describeProgramMemory } from "./wasm-memory.js";
+import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./program-wasi.js";
 
 const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
 const DEFAULT_POOL_CAPACITY = 1024;
@@ -228,6 +229,10 @@ function createStdinFeeder(source, control, stdinBuffer) {
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
   const { wasmModule, memory: memoryType } = await loadProgram(wasm);
+  // The program's one C WASI (lib/program-wasi.js), or node:wasi per thread.
+  const unavailable = programWasiUnavailable();
+  if (unavailable) tellFallbackOnce(unavailable);
+  const programWasi = unavailable ? null : createProgramWasi(opts);
   const memory = new WebAssembly.Memory({
     initial: memoryType.initial,
     maximum: memoryType.maximum,
@@ -235,7 +240,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   });
   const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
   const { control, stdinBuffer, trapText, outRing } = createProgramControl({
-    outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
+    outputRing: !programWasi && (opts.stdout.stream !== null || opts.stderr.stream !== null),
   });
   const program = {
     pool,
@@ -248,6 +253,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     preopens: opts.preopens,
     stdoutFd: opts.stdout.fd,
     stderrFd: opts.stderr.fd,
+    wasiId: programWasi?.id ?? 0,
   };
   // Records of the ring go to their stream as they come, in order; the
   // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
@@ -259,7 +265,8 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     execArgv,
     workerData: { wasmModule, memory, pool, processState: { program }, execArgv },
   });
-  const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
+  // The C WASI reads stdin itself (lib/program-wasi.js feeds what is not a descriptor).
+  const feeder = programWasi ? { serve() {}, close() {} } : createStdinFeeder(opts.stdin, control, stdinBuffer);
 
   let workerFault = null;
   let workerGone = false;
@@ -299,8 +306,12 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     Atomics.notify(control, C_DOORBELL);
   }
 
+  // Calls blocked in the WASI return (and park) before the terminate.
+  programWasi?.stop();
   await stopProgram(pool, worker);
-  // Every record a thread published before it ended the program.
+  // Every byte a thread wrote before it ended the program: the output pipes
+  // to their end (C WASI), or the ring's records.
+  await programWasi?.release();
   drainOutput();
   const writeStderr = (text) => writeText(opts.stderr, text);
 
