@@ -765,3 +765,41 @@ void wtp__wasi_write_filestat(uint8_t *dst, const struct stat *st) {
   put64(dst + 48, STAT_NS(st, m));
   put64(dst + 56, STAT_NS(st, c));
 }
+
+/* ---- close and renumber (wasi_fd.c) ---- */
+
+uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd) {
+  pthread_mutex_lock(&wasi->table_lock);
+  wasi_slot *slot = slot_of(wasi, fd);
+  wtp__wasi_entry *entry =
+      slot != NULL ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
+  if (entry != NULL) atomic_store_explicit(slot, NULL, memory_order_release);
+  pthread_mutex_unlock(&wasi->table_lock);
+  if (entry == NULL) return WASI_EBADF;
+  wtp__wasi_fd_put(
+      entry); /* the slot's reference: calls in flight keep theirs */
+  return WASI_ESUCCESS;
+}
+
+uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to) {
+  pthread_mutex_lock(&wasi->table_lock);
+  wasi_slot *from_slot = slot_of(wasi, from), *to_slot = slot_of(wasi, to);
+  wtp__wasi_entry *moved =
+      from_slot != NULL ? atomic_load_explicit(from_slot, memory_order_relaxed)
+                        : NULL;
+  wtp__wasi_entry *replaced =
+      to_slot != NULL ? atomic_load_explicit(to_slot, memory_order_relaxed)
+                      : NULL;
+  if (moved == NULL || replaced == NULL || from == to) {
+    pthread_mutex_unlock(&wasi->table_lock);
+    return moved == NULL || replaced == NULL ? WASI_EBADF : WASI_ESUCCESS;
+  }
+  /* One critical section: no call sees `to` empty, and no call sees the
+   * entry under both numbers after the unlock. The moved entry keeps its
+   * slot reference (it changes slot). */
+  atomic_store_explicit(to_slot, moved, memory_order_release);
+  atomic_store_explicit(from_slot, NULL, memory_order_release);
+  pthread_mutex_unlock(&wasi->table_lock);
+  wtp__wasi_fd_put(replaced);
+  return WASI_ESUCCESS;
+}

@@ -86,6 +86,12 @@ struct wtp_wasi {
   uint32_t args_size, env_size;
 };
 
+/* wasi_table.c: fd_close's and fd_renumber's table changes (EBADF if an fd
+ * is not open). Renumber replaces `to` and removes `from` in one critical
+ * section of table_lock; `to`'s old entry loses the slot's reference. */
+uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd);
+uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to);
+
 /* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
  * peer hung up or failed (0: the caller retries its call and gets the
  * outcome), or the program stops (WTP_WASI_STOPPED). Never a timeout. */
