@@ -144,12 +144,17 @@ static ssize_t write_pipe_buf(const wtp__wasi_entry *entry, struct iovec *iov,
 /* Waits for readiness unless the guest asked for NONBLOCK (EAGAIN). */
 static uint32_t wait_ready(wtp_wasi *wasi, const wtp__wasi_entry *entry,
                            const transfer *t) {
+  short events = t->write ? POLLOUT : POLLIN;
   if (atomic_load_explicit(&((wtp__wasi_entry *)entry)->fdflags,
                            memory_order_relaxed) &
       WASI_FDFLAGS_NONBLOCK) {
-    return WASI_EAGAIN;
+    /* A shared blocking description may be ready now: then no EAGAIN. */
+    struct pollfd pfd = {entry->io_fd, events, 0};
+    int ready =
+        entry->io_kind == WASI_IO_SHARED_BLOCKING && poll(&pfd, 1, 0) > 0;
+    return ready ? WASI_ESUCCESS : WASI_EAGAIN;
   }
-  return wtp__wasi_wait_fd(wasi, entry->io_fd, t->write ? POLLOUT : POLLIN);
+  return wtp__wasi_wait_fd(wasi, entry->io_fd, events);
 }
 
 /* A read returns after the first transfer that moves bytes (or EOF); a

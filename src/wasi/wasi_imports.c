@@ -1,6 +1,9 @@
 /* wasi_imports.c: the import table the binding builds a thread's
  * wasi_snapshot_preview1 object from (wtp_wasi.h). Parameter letters follow
  * the preview1 witx signatures: 'i' i32, 'I' i64. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <string.h>
 
 #include "wasi_internal.h"
