@@ -14,7 +14,19 @@ const binary = process.env.CLANG_FORMAT || "clang-format";
 
 const listed = spawnSync(
   "git",
-  ["ls-files", "--cached", "--others", "--exclude-standard", "--", "src", "test/c", "test/fuzz", "bench/c", "test/wasi-programs"],
+  [
+    "ls-files",
+    "--cached",
+    "--others",
+    "--exclude-standard",
+    "--",
+    "src",
+    "test/c",
+    "test/fuzz",
+    "test/wasi-c",
+    "bench/c",
+    "test/wasi-programs",
+  ],
   { cwd: root, encoding: "utf8" },
 );
 if (listed.status !== 0) {

@@ -2,7 +2,7 @@
 // that one run shows every failure; exits non-zero if any step failed.
 //
 //   0. the addon, built from source; the C files' formatting (clang-format)
-//   1. make check in test/c, test/model and test/fuzz (C core, protocol
+//   1. make check in test/c, test/model, test/fuzz and test/wasi-c (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. the linter and the formatter (eslint ., prettier --check .: see
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
@@ -36,7 +36,7 @@ function step(name, command, args) {
 step("addon build", process.execPath, ["scripts/install.js", "--force"]);
 step("C formatting", process.execPath, ["scripts/format-c.js", "--check"]);
 
-for (const dir of ["test/c", "test/model", "test/fuzz"]) {
+for (const dir of ["test/c", "test/model", "test/fuzz", "test/wasi-c"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
 }
 step("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
