@@ -417,7 +417,7 @@ static int resolve_by_openat2(int base, const char *path, int follow_final,
     size_t dir_end = dots ? end : start;
     char saved = text[dir_end];
     text[dir_end] = '\0';
-    int dir, owned;
+    int dir = -1, owned = 0;
     err = openat2_dir(base, text, &dir, &owned);
     text[dir_end] = saved;
     if (err) break;
