@@ -9,13 +9,15 @@
 //   WTP_PREOPENS  JSON object { "/guest": "/host/dir" }
 //   WTP_AFTER     text this process writes to its fd 1 after the program
 //                 (the host's stdout must still be open)
+//   WTP_REST_OF_STDIN=1  after the program, this process reads the rest of
+//                 its stdin (blocking) and writes it to stdout after "rest: "
 //
 // It touches process.stdout first, as a Node application does: for a pipe,
 // that makes the descriptor non-blocking (libuv), the case the runner's
 // writes must survive. Then it writes `RESULT <json>` to stderr on a line of
 // its own and ends by itself.
 
-import { writeSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { runWasiThreadsProgram } from "../../lib/index.js";
 
@@ -38,4 +40,13 @@ if (process.env.WTP_AFTER) {
     after = error.code ?? String(error);
   }
 }
-process.stderr.write(`\nRESULT ${JSON.stringify({ exitCode, ms, after })}\n`);
+let rest = null;
+if (process.env.WTP_REST_OF_STDIN === "1") {
+  try {
+    rest = readFileSync(0, "utf8");
+    writeSync(1, `rest: ${rest}`);
+  } catch (error) {
+    rest = error.code ?? String(error);
+  }
+}
+process.stderr.write(`\nRESULT ${JSON.stringify({ exitCode, ms, after, rest })}\n`);

@@ -41,7 +41,12 @@ export function tempDir(prefix) {
 // resolves {code, signal, stdout, stderr, result, ms}. Rejects if it does not
 // end within boundMs (a hang is what this catches). onStdout(text so far,
 // child) sees stdout as it comes.
-export function runChild(command, args, { env = {}, input = "", keepOpen = false, boundMs = 60_000, onStdout } = {}) {
+// pauseMs: the reader does not read stdout for that long at first.
+export function runChild(
+  command,
+  args,
+  { env = {}, input = "", keepOpen = false, boundMs = 60_000, onStdout, pauseMs = 0 } = {},
+) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
@@ -51,6 +56,10 @@ export function runChild(command, args, { env = {}, input = "", keepOpen = false
       stdout += chunk;
       onStdout?.(stdout, child);
     });
+    if (pauseMs > 0) {
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), pauseMs);
+    }
     child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
     child.stdin.on("error", () => {});
     if (input) child.stdin.write(input);

@@ -29,7 +29,8 @@ static void say(const char *format, ...) {
   (void)write(report_fd, line, (size_t)n);
 }
 
-static void check(int ok, const char *name, const char *format, ...) {
+__attribute__((unused)) static void check(int ok, const char *name,
+                                          const char *format, ...) {
   if (ok) {
     say("ok %s\n", name);
     return;
@@ -106,7 +107,7 @@ __attribute__((unused)) static __wasi_fd_t first_preopen(void) {
   exit(70);
 }
 
-static int finish(void) {
+__attribute__((unused)) static int finish(void) {
   release_threads();
   say(failures ? "done with %d failures\n" : "done\n", failures);
   return failures ? 1 : 0;
