@@ -177,20 +177,11 @@ WTP__WASI_CALL(path_unlink_file) {
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
   if ((err = resolve(wasi, (uint32_t)args[0], path, 0, &dir, &at))) return err;
-  int host_err = 0;
-  if (at.trailing_slash) {
-    /* "name/": a directory (EISDIR) or not one (ENOTDIR); never unlinked. */
-    host_err = not_a_directory(&at);
-    if (host_err == 0) host_err = EISDIR;
-  } else if (unlinkat(at.dir, at.name, 0) != 0) {
-    host_err = errno;
-    struct stat st;
-    /* macOS answers EPERM for a directory; Linux and wasmtime EISDIR. */
-    if (host_err == EPERM &&
-        fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        S_ISDIR(st.st_mode))
-      host_err = EISDIR;
-  }
+  /* "name/" must be a directory (ENOTDIR otherwise), which unlinkat then
+   * refuses with the platform's errno (Linux EISDIR, macOS EPERM, as
+   * wasmtime reports them). */
+  int host_err = at.trailing_slash ? not_a_directory(&at) : 0;
+  if (!host_err && unlinkat(at.dir, at.name, 0) != 0) host_err = errno;
   release(dir, &at);
   return host_err ? wtp__wasi_errno(host_err) : WASI_ESUCCESS;
 }
@@ -224,9 +215,19 @@ WTP__WASI_CALL(path_rename) {
   return host_err ? wtp__wasi_errno(host_err) : WASI_ESUCCESS;
 }
 
+/* What a new name ending in '/' answers (path_link, path_symlink: nothing
+ * is made): EEXIST over a directory, ENOTDIR over anything else, ENOENT
+ * over nothing, as Linux and wasmtime. */
+static int trailing_new_name(const wtp__wasi_at *at) {
+  struct stat st;
+  if (fstatat(at->dir, at->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return ENOENT;
+  return S_ISDIR(st.st_mode) ? EEXIST : ENOTDIR;
+}
+
 /* path_link(old_fd, old_flags, old_path, old_path_len, new_fd, new_path,
- * new_path_len). A followed old link is resolved inside the sandbox by the
- * path layer; linkat itself never follows (no AT_SYMLINK_FOLLOW). */
+ * new_path_len). SYMLINK_FOLLOW is refused with EINVAL, as wasmtime does:
+ * the old path's final link is linked itself, never followed (linkat
+ * without AT_SYMLINK_FOLLOW). */
 WTP__WASI_CALL(path_link) {
   guest_path old_path, new_path;
   uint32_t err =
@@ -235,20 +236,18 @@ WTP__WASI_CALL(path_link) {
     err = wtp__wasi_path_copy(memory, args[5], args[6], new_path,
                               sizeof new_path);
   if (err) return err;
-  int follow = (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) != 0;
+  if (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) return WASI_EINVAL;
   wtp__wasi_entry *old_dir, *new_dir;
   wtp__wasi_at old_at, new_at;
-  if ((err = resolve(wasi, (uint32_t)args[0], old_path, follow, &old_dir,
-                     &old_at)))
+  if ((err = resolve(wasi, (uint32_t)args[0], old_path, 0, &old_dir, &old_at)))
     return err;
   if ((err =
            resolve(wasi, (uint32_t)args[4], new_path, 0, &new_dir, &new_at))) {
     release(old_dir, &old_at);
     return err;
   }
-  int host_err = 0;
-  if (old_at.trailing_slash || new_at.trailing_slash)
-    host_err = not_a_directory(&old_at);
+  int host_err = old_at.trailing_slash ? not_a_directory(&old_at) : 0;
+  if (!host_err && new_at.trailing_slash) host_err = trailing_new_name(&new_at);
   if (!host_err &&
       linkat(old_at.dir, old_at.name, new_at.dir, new_at.name, 0) != 0)
     host_err = errno;
@@ -272,14 +271,8 @@ WTP__WASI_CALL(path_symlink) {
   wtp__wasi_at at;
   if ((err = resolve(wasi, (uint32_t)args[2], new_path, 0, &dir, &at)))
     return err;
-  int host_err = 0;
-  if (at.trailing_slash) {
-    struct stat st;
-    host_err = fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? EEXIST
-                                                                       : ENOENT;
-  } else if (symlinkat(target, at.dir, at.name) != 0) {
-    host_err = errno;
-  }
+  int host_err = at.trailing_slash ? trailing_new_name(&at) : 0;
+  if (!host_err && symlinkat(target, at.dir, at.name) != 0) host_err = errno;
   release(dir, &at);
   return host_err ? wtp__wasi_errno(host_err) : WASI_ESUCCESS;
 }
