@@ -7,6 +7,7 @@
 //   WTP_IMPL      the pool implementation ("native" or "js")
 //   WTP_ARGS      JSON array: the program's args (args[0] included)
 //   WTP_PREOPENS  JSON object { "/guest": "/host/dir" }
+//   WTP_ENV       JSON object: the program's environment
 //   WTP_AFTER     text this process writes to its fd 1 after the program
 //                 (the host's stdout must still be open)
 //   WTP_REST_OF_STDIN=1  after the program, this process reads the rest of
@@ -28,6 +29,7 @@ const { exitCode } = await runWasiThreadsProgram(bytes, {
   implementation: process.env.WTP_IMPL,
   args: process.env.WTP_ARGS ? JSON.parse(process.env.WTP_ARGS) : undefined,
   preopens: process.env.WTP_PREOPENS ? JSON.parse(process.env.WTP_PREOPENS) : undefined,
+  env: process.env.WTP_ENV ? JSON.parse(process.env.WTP_ENV) : undefined,
   poolSize: 8,
 });
 const ms = performance.now() - started;

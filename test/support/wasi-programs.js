@@ -79,7 +79,8 @@ export function runChild(
 }
 
 // Runs a WASI program with runWasiThreadsProgram in a child process.
-export function runProgram(name, implementation, { args = [], preopens, env = {}, after, ...options } = {}) {
+// programEnv: the program's environment (env: the child process's).
+export function runProgram(name, implementation, { args = [], preopens, env = {}, programEnv, after, ...options } = {}) {
   return runChild(process.execPath, [CHILD], {
     ...options,
     env: {
@@ -89,6 +90,7 @@ export function runProgram(name, implementation, { args = [], preopens, env = {}
       WTP_ARGS: JSON.stringify([name.replace(/^.*\//, ""), ...args]),
       ...(preopens ? { WTP_PREOPENS: JSON.stringify(preopens) } : {}),
       ...(after ? { WTP_AFTER: after } : {}),
+      ...(programEnv ? { WTP_ENV: JSON.stringify(programEnv) } : {}),
     },
   });
 }
