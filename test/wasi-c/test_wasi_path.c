@@ -617,35 +617,37 @@ enum { LISTED = 150 };
 /* Reads the whole directory fd as wasi-libc does, buf_len bytes at a time:
  * an entry cut at the end is asked for again (a larger buffer if not even
  * one fits). Counts each name; returns the number of entries. */
-static int read_all(uint32_t fd, uint32_t buf_len, int *seen, int *dots) {
+static int read_all(const wtp_wasi_memory *m, uint32_t fd, uint32_t buf_len,
+                    int *seen, int *dots) {
   uint64_t cookie = 0;
   int total = 0;
   for (int calls = 0; calls < 100000; calls++) {
-    memset(guest + BUF, SENTINEL, buf_len + 8);
+    memset(m->base + BUF, SENTINEL, buf_len + 8);
     uint64_t a[5] = {fd, BUF, buf_len, cookie, OUT};
-    CHECK_EQ(wtp__wasi_fd_readdir(wasi, &memory, a), 0);
-    uint32_t used = wtp__wasi_load32(&memory, OUT);
-    CHECK(used <= buf_len && untouched(BUF + used, 8));
+    CHECK_EQ(wtp__wasi_fd_readdir(wasi, m, a), 0);
+    uint32_t used = wtp__wasi_load32(m, OUT);
+    CHECK(used <= buf_len && m->base[BUF + used] == SENTINEL);
     uint32_t at = 0;
     int complete = 0;
     while (at + 24 <= used) {
-      uint32_t name_len = wtp__wasi_load32(&memory, BUF + at + 16);
+      uint32_t name_len = wtp__wasi_load32(m, BUF + at + 16);
       if (at + 24 + name_len > used) break; /* cut: ask again from its cookie */
       char name[256] = {0};
-      memcpy(name, guest + BUF + at + 24, name_len);
-      uint64_t next = wtp__wasi_load32(&memory, BUF + at) |
-                      (uint64_t)wtp__wasi_load32(&memory, BUF + at + 4) << 32;
+      memcpy(name, m->base + BUF + at + 24, name_len);
+      uint64_t next = wtp__wasi_load32(m, BUF + at) |
+                      (uint64_t)wtp__wasi_load32(m, BUF + at + 4) << 32;
       CHECK(next > cookie);
       cookie = next;
       int index;
       if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
         (*dots)++;
-        CHECK_EQ(guest[BUF + at + 20], WASI_FILETYPE_DIRECTORY);
+        CHECK_EQ(m->base[BUF + at + 20], WASI_FILETYPE_DIRECTORY);
       } else if (sscanf(name, "entry-with-a-longish-name-%d", &index) == 1 &&
                  index >= 0 && index < LISTED) {
         seen[index]++;
-        CHECK_EQ(guest[BUF + at + 20], index % 2 ? WASI_FILETYPE_DIRECTORY
-                                                 : WASI_FILETYPE_REGULAR_FILE);
+        CHECK_EQ(m->base[BUF + at + 20], index % 2
+                                             ? WASI_FILETYPE_DIRECTORY
+                                             : WASI_FILETYPE_REGULAR_FILE);
       } else {
         CHECK(!"an unexpected name");
       }
@@ -676,7 +678,7 @@ static void test_readdir(void) {
   static const uint32_t sizes[] = {4096, 1000, 100, 61, 24, 10};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     int seen[LISTED] = {0}, dots = 0;
-    int total = read_all(fd, sizes[s], seen, &dots);
+    int total = read_all(&memory, fd, sizes[s], seen, &dots);
     CHECK_EQ(total, LISTED + 2);
     CHECK_EQ(dots, 2);
     for (int i = 0; i < LISTED; i++) CHECK_EQ(seen[i], 1);
@@ -705,6 +707,61 @@ static void test_readdir(void) {
   a[0] = file_fd, a[2] = 200;
   CHECK_EQ(wtp__wasi_fd_readdir(wasi, &memory, a), WASI_ENOTDIR);
   close_fd(file_fd);
+}
+
+/* Two threads list one descriptor at once, each with its own cookies and
+ * memory: each sees every entry once (the listing's state is the entry's,
+ * under its lock, and a cookie is a position, whoever moved it last). */
+typedef struct lister {
+  uint32_t fd;
+  int total, dots, seen[LISTED];
+} lister;
+
+static void *list_in_thread(void *arg) {
+  lister *l = arg;
+  static _Thread_local uint8_t own[1 << 16];
+  const wtp_wasi_memory m = {own, sizeof own};
+  for (int round = 0; round < 5; round++)
+    l->total +=
+        read_all(&m, l->fd, 100 + 37 * (uint32_t)round, l->seen, &l->dots);
+  return NULL;
+}
+
+static void test_readdir_threads(void) {
+  uint32_t fd;
+  CHECK_EQ(g_open(0, "listed", WASI_OFLAGS_DIRECTORY, 0, &fd), 0);
+  lister listers[2];
+  pthread_t threads[2];
+  for (int t = 0; t < 2; t++) {
+    memset(&listers[t], 0, sizeof listers[t]);
+    listers[t].fd = fd;
+    pthread_create(&threads[t], NULL, list_in_thread, &listers[t]);
+  }
+  for (int t = 0; t < 2; t++) {
+    pthread_join(threads[t], NULL);
+    CHECK_EQ(listers[t].total, 5 * (LISTED + 2));
+    CHECK_EQ(listers[t].dots, 10);
+    for (int i = 0; i < LISTED; i++) CHECK_EQ(listers[t].seen[i], 5);
+  }
+  /* "." is the directory itself. */
+  uint64_t a[5] = {fd, BUF, 4096, 0, OUT};
+  CHECK_EQ(wtp__wasi_fd_readdir(wasi, &memory, a), 0);
+  uint32_t used = wtp__wasi_load32(&memory, OUT), at = 0;
+  char path[600];
+  struct stat st;
+  at_root(path, sizeof path, "sandbox/listed");
+  CHECK(stat(path, &st) == 0);
+  int found = 0;
+  while (at + 24 <= used) {
+    uint32_t name_len = wtp__wasi_load32(&memory, BUF + at + 16);
+    if (name_len == 1 && guest[BUF + at + 24] == '.') {
+      found = 1;
+      CHECK_EQ(wtp__wasi_load32(&memory, BUF + at + 8), (uint32_t)st.st_ino);
+    }
+    at += 24 + name_len;
+  }
+  CHECK(found);
+  close_fd(fd);
 }
 
 /* ---- the race ---- */
@@ -805,6 +862,7 @@ static void suite(void) {
   RUN(test_efault_first);
   RUN(test_ordinary_use);
   RUN(test_readdir);
+  RUN(test_readdir_threads);
   RUN(test_race);
   wtp_wasi_release(wasi);
   wasi = NULL;
