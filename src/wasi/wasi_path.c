@@ -159,11 +159,13 @@ static int use_openat2(void) {
 #ifdef __linux__
   const char *forced = getenv("WTP_WASI_PATH_WALK");
   if (!(forced && strcmp(forced, "1") == 0)) {
+    /* The kernel has openat2 unless it says ENOSYS (older than 5.6) or a
+     * seccomp filter refuses it (EPERM, or ENOSYS); any other answer (a
+     * descriptor, or ENOENT/EACCES for an odd working directory) is the
+     * call's own. */
     int fd = sys_openat2(AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-    if (fd >= 0) {
-      close(fd);
-      mode = 1;
-    }
+    if (fd >= 0) close(fd);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) mode = 1;
   }
 #endif
   atomic_store_explicit(&path_mode, mode, memory_order_relaxed);
@@ -172,7 +174,6 @@ static int use_openat2(void) {
 
 int wtp__wasi_path_force_walk(int on) {
   atomic_store_explicit(&path_mode, on ? 2 : 0, memory_order_relaxed);
-  if (!on) unsetenv("WTP_WASI_PATH_WALK");
   return use_openat2();
 }
 

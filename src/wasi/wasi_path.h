@@ -50,8 +50,8 @@ uint32_t wtp__wasi_beneath_open(int base, const char *path, int flags,
                                 mode_t mode, int follow, int *fd_out);
 
 /* Tests: 1 forces the component walk (as on a kernel without openat2), 0
- * returns to the default (openat2 where the kernel has it). The environment
- * variable WTP_WASI_PATH_WALK=1 forces the walk too. Returns 1 if openat2 is
+ * decides again (openat2 where the kernel has it, unless the environment
+ * variable WTP_WASI_PATH_WALK=1 forces the walk). Returns 1 if openat2 is
  * in use after the call. */
 int wtp__wasi_path_force_walk(int on);
 

@@ -880,8 +880,9 @@ int main(int argc, char **argv) {
   snprintf(outside, sizeof outside, "%s/outside", root);
   if (!walk_only) {
     int openat2 = !wtp__wasi_path_force_walk(0) ? 0 : 1;
-    printf("resolver: %s\n", openat2 ? "openat2 (RESOLVE_BENEATH)"
-                                     : "the walk (no openat2 here)");
+    printf("resolver: %s\n",
+           openat2 ? "openat2 (RESOLVE_BENEATH)"
+                   : "the walk (no openat2 here, or WTP_WASI_PATH_WALK=1)");
     suite();
   }
   wtp__wasi_path_force_walk(1);
