@@ -73,8 +73,9 @@ struct wtp_open_how {
 #define WTP_RESOLVE_BENEATH 0x08
 #endif
 
-/* How a walk step opens a directory: only to resolve names beneath it. */
-#ifdef O_PATH
+/* How a walk step opens a directory: only to resolve names beneath it.
+ * WTP_WASI_PATH_NO_O_PATH builds the macOS way on Linux (for a test run). */
+#if defined(O_PATH) && !defined(WTP_WASI_PATH_NO_O_PATH)
 #define DIR_STEP_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #else
 #define DIR_STEP_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
