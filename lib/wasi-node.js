@@ -1,6 +1,8 @@
-// The per-thread runtime of runWasiThreadsProgram's threads (Node only): the
-// guest's main thread (lib/program-worker.js) and every pool worker, which
-// loads this file as its `runtimeModule` (lib/worker-node.js).
+// The fallback per-thread runtime of runWasiThreadsProgram's threads (Node
+// only), used where the program's C WASI is not there (lib/wasi-c.js: no
+// addon, Windows) or WASI_THREAD_POOL_NODE_WASI=1 asks for it: the guest's
+// main thread (lib/program-worker.js) and every pool worker, which loads
+// this file as its `runtimeModule` (lib/worker-node.js).
 //
 // WASI preview1 is Node's own node:wasi (uvwasi underneath): real clocks,
 // random from the OS, args, env and preopened directories. One WASI object
