@@ -17,6 +17,7 @@
  *     SYMLINK_FOLLOW, or a trailing '/'); the *at call on it is always made
  *     with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW / linkat without
  *     AT_SYMLINK_FOLLOW, so the kernel never follows a final link on its own;
+ *     path_link never follows one at all (SYMLINK_FOLLOW: EINVAL, as wasmtime);
  *   - more than WTP__WASI_SYMLINK_MAX links in one resolution: ELOOP;
  *   - a path with a NUL byte: EINVAL; not UTF-8: EILSEQ; empty: ENOENT;
  *     "file/": ENOTDIR; longer than WTP__WASI_PATH_MAX: ENAMETOOLONG.
