@@ -353,10 +353,14 @@ static napi_value js_wasi_create(napi_env env, napi_callback_info info) {
     char error[512] = "";
     int failure = wtp_wasi_create(&config, &wasi, error, sizeof(error));
     if (failure != 0) {
+      /* The core's message names what failed and why; else the errno. */
       char message[640];
-      snprintf(message, sizeof(message), "wasiCreate: %s (%s)",
-               error[0] != '\0' ? error : "the WASI could not be made",
-               strerror(failure));
+      if (error[0] != '\0')
+        snprintf(message, sizeof(message), "wasiCreate: %s", error);
+      else
+        snprintf(message, sizeof(message),
+                 "wasiCreate: the WASI could not be made (%s)",
+                 strerror(failure));
       napi_throw_error(env, NULL, message);
     } else {
       uint32_t id = registry_add(wasi);
