@@ -313,7 +313,12 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
       // compiler-rt.
       const ld64 = ld64Path();
       if (!ld64) throw new Error("ld64.lld not found: install Debian's lld (scripts/setup-debian.sh) or set WTP_LD64");
-      const objects = sources.map((s) => s.replace(/^src\//, "").replaceAll("/", "_").replace(/\.c$/, ".o"));
+      const objects = sources.map((s) =>
+        s
+          .replace(/^src\//, "")
+          .replaceAll("/", "_")
+          .replace(/\.c$/, ".o"),
+      );
       sources.forEach((s, i) => step(zig, ["cc", ...cflags, "-g0", "-c", s, "-o", objects[i]]));
       const libSystem = join(dirname(zig), "lib", "libc", "darwin", "libSystem.11.tbd");
       step(ld64, [
