@@ -99,6 +99,7 @@ typedef struct transfer {
   int write;     /* 1: write/send, 0: read/recv */
   int msg_flags; /* recv/send flags (sockets) */
   int truncated; /* out: recvmsg reported MSG_TRUNC */
+  int sockets;   /* sock_recv/sock_send: ENOTSOCK on anything else */
 } transfer;
 
 static int is_socket(const wtp__wasi_entry *entry) {
@@ -227,7 +228,9 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
   err = wtp__wasi_fd_get(wasi, fd, &entry);
   if (err != WASI_ESUCCESS) return err;
   size_t done = 0;
-  if (entry->io_kind == WASI_IO_FILE) {
+  if (t->sockets && !is_socket(entry)) {
+    err = WASI_ENOTSOCK;
+  } else if (entry->io_kind == WASI_IO_FILE) {
     ssize_t n;
     do {
       n = t->write ? writev(entry->io_fd, iov, count)
@@ -249,13 +252,13 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
 }
 
 WTP__WASI_CALL(fd_read) {
-  transfer t = {0, 0, 0};
+  transfer t = {0, 0, 0, 0};
   return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[3],
                      &t);
 }
 
 WTP__WASI_CALL(fd_write) {
-  transfer t = {1, 0, 0};
+  transfer t = {1, 0, 0, 0};
   return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[3],
                      &t);
 }
@@ -636,15 +639,9 @@ WTP__WASI_CALL(sock_recv) {
   if (!wtp__wasi_range_ok(memory, args[5], 2)) return WASI_EFAULT;
   if (flags & ~(uint64_t)(WASI_RIFLAGS_RECV_PEEK | WASI_RIFLAGS_RECV_WAITALL))
     return WASI_EINVAL;
-  transfer t = {0, (flags & WASI_RIFLAGS_RECV_PEEK ? MSG_PEEK : 0), 0};
-  wtp__wasi_entry *entry;
-  uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
-  if (err != WASI_ESUCCESS) return err;
-  int socket = is_socket(entry);
-  wtp__wasi_fd_put(entry);
-  if (!socket) return WASI_ENOTSOCK;
-  err = fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[4],
-                    &t);
+  transfer t = {0, (flags & WASI_RIFLAGS_RECV_PEEK ? MSG_PEEK : 0), 0, 1};
+  uint32_t err = fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2],
+                             args[4], &t);
   if (err == WASI_ESUCCESS) {
     uint16_t ro = t.truncated ? WASI_ROFLAGS_RECV_DATA_TRUNCATED : 0;
     memory->base[args[5]] = (uint8_t)ro;
@@ -655,14 +652,8 @@ WTP__WASI_CALL(sock_recv) {
 
 WTP__WASI_CALL(sock_send) {
   /* fd, si_data, si_data_len, si_flags (none defined), so_datalen_ptr */
+  transfer t = {1, 0, 0, 1};
   if (args[3] != 0) return WASI_EINVAL;
-  transfer t = {1, 0, 0};
-  wtp__wasi_entry *entry;
-  uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
-  if (err != WASI_ESUCCESS) return err;
-  int socket = is_socket(entry);
-  wtp__wasi_fd_put(entry);
-  if (!socket) return WASI_ENOTSOCK;
   return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[4],
                      &t);
 }
@@ -676,8 +667,17 @@ WTP__WASI_CALL(sock_accept) {
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
   int client = -1;
-  if (!is_socket(entry)) err = WASI_ENOTSOCK;
-  transfer t = {0, 0, 0};
+  int listening = 0;
+  socklen_t listening_size = sizeof listening;
+  if (!is_socket(entry)) {
+    err = WASI_ENOTSOCK;
+  } else if (getsockopt(entry->io_fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+                        &listening_size) != 0 ||
+             !listening) {
+    err =
+        WASI_EINVAL; /* what accept says; checked first so that nothing waits on it */
+  }
+  transfer t = {0, 0, 0, 0};
   while (err == WASI_ESUCCESS) {
     /* A shared blocking listener is polled first; ours is non-blocking. */
     if (entry->io_kind == WASI_IO_SHARED_BLOCKING ||
