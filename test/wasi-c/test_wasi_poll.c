@@ -123,63 +123,60 @@ static void test_write_readiness_and_files(void) {
   int writer = open(path, O_WRONLY | O_CLOEXEC);
   CHECK_EQ(write(writer, "0123456789", 10), 10);
   close(writer);
-           10); /* fd leaks until exit: fine */
-           wtp_wasi_memory m = guest_memory(MEM);
-           sub_fd(&m, 0, 1, WASI_EVENTTYPE_FD_WRITE, 1);
-           sub_fd(&m, 1, 2, WASI_EVENTTYPE_FD_READ, fd);
-           sub_fd(&m, 2, 3, WASI_EVENTTYPE_FD_READ, 999);
-           sub_clock(&m, 3, 4, WASI_CLOCK_MONOTONIC, 10000000000u, 0);
-           double t0 = now_ms();
-           CHECK_EQ(poll_n(wasi, &m, 4), 0);
-           CHECK(now_ms() - t0 < 1000);
-           CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 3);
-           event e = get_event(&m, 0);
-           CHECK_EQ(e.userdata, 1);
-           CHECK_EQ(e.type, WASI_EVENTTYPE_FD_WRITE);
-           CHECK(e.nbytes > 0); /* room in an empty pipe */
-           e = get_event(&m, 1);
-           CHECK_EQ(e.userdata, 2);
-           CHECK_EQ(e.nbytes, 10); /* a file is ready: bytes to its end */
-           e = get_event(&m, 2);
-           CHECK_EQ(e.userdata, 3);
-           CHECK_EQ(e.error, WASI_EBADF);
-           /* An absolute clock in the past is due at once (realtime and monotonic). */
-           sub_clock(&m, 0, 5, WASI_CLOCK_REALTIME, 1000,
-                     WASI_SUBCLOCKFLAGS_ABSTIME);
-           sub_clock(&m, 1, 6, WASI_CLOCK_MONOTONIC, 1,
-                     WASI_SUBCLOCKFLAGS_ABSTIME);
-           t0 = now_ms();
-           CHECK_EQ(poll_n(wasi, &m, 2), 0);
-           CHECK(now_ms() - t0 < 1000);
-           CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 2);
-           /* An absolute realtime deadline 150 ms ahead. */
-           struct timespec ts;
-           clock_gettime(CLOCK_REALTIME, &ts);
-           uint64_t deadline = (uint64_t)ts.tv_sec * 1000000000u +
-                               (uint64_t)ts.tv_nsec + 150000000u;
-           sub_clock(&m, 0, 7, WASI_CLOCK_REALTIME, deadline,
-                     WASI_SUBCLOCKFLAGS_ABSTIME);
-           t0 = now_ms();
-           CHECK_EQ(poll_n(wasi, &m, 1), 0);
-           CHECK(now_ms() - t0 >= 140);
-           /* A CPU-time clock cannot bound a wait: an EINVAL event. */
-           sub_clock(&m, 0, 8, WASI_CLOCK_THREAD_CPUTIME_ID, 1000, 0);
-           CHECK_EQ(poll_n(wasi, &m, 1), 0);
-           CHECK_EQ(get_event(&m, 0).error, WASI_EINVAL);
-           /* An unknown event type. */
-           sub_fd(&m, 0, 9, 3, 0);
-           CHECK_EQ(poll_n(wasi, &m, 1), WASI_EINVAL);
-           /* Many subscriptions (past the stack arrays). */
-           for (int i = 0; i < 40; i++)
-             sub_fd(&m, i, (uint64_t)i, WASI_EVENTTYPE_FD_WRITE, 1);
-           CHECK_EQ(poll_n(wasi, &m, 40), 0);
-           CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 40);
-           free(m.base);
-           wtp_wasi_release(wasi);
-           close(pipe_fds[0]);
-           close(pipe_fds[1]);
-           unlink(path);
-           rmdir(dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  sub_fd(&m, 0, 1, WASI_EVENTTYPE_FD_WRITE, 1);
+  sub_fd(&m, 1, 2, WASI_EVENTTYPE_FD_READ, fd);
+  sub_fd(&m, 2, 3, WASI_EVENTTYPE_FD_READ, 999);
+  sub_clock(&m, 3, 4, WASI_CLOCK_MONOTONIC, 10000000000u, 0);
+  double t0 = now_ms();
+  CHECK_EQ(poll_n(wasi, &m, 4), 0);
+  CHECK(now_ms() - t0 < 1000);
+  CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 3);
+  event e = get_event(&m, 0);
+  CHECK_EQ(e.userdata, 1);
+  CHECK_EQ(e.type, WASI_EVENTTYPE_FD_WRITE);
+  CHECK(e.nbytes > 0); /* room in an empty pipe */
+  e = get_event(&m, 1);
+  CHECK_EQ(e.userdata, 2);
+  CHECK_EQ(e.nbytes, 10); /* a file is ready: bytes to its end */
+  e = get_event(&m, 2);
+  CHECK_EQ(e.userdata, 3);
+  CHECK_EQ(e.error, WASI_EBADF);
+  /* An absolute clock in the past is due at once (realtime and monotonic). */
+  sub_clock(&m, 0, 5, WASI_CLOCK_REALTIME, 1000, WASI_SUBCLOCKFLAGS_ABSTIME);
+  sub_clock(&m, 1, 6, WASI_CLOCK_MONOTONIC, 1, WASI_SUBCLOCKFLAGS_ABSTIME);
+  t0 = now_ms();
+  CHECK_EQ(poll_n(wasi, &m, 2), 0);
+  CHECK(now_ms() - t0 < 1000);
+  CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 2);
+  /* An absolute realtime deadline 150 ms ahead. */
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t deadline =
+      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + 150000000u;
+  sub_clock(&m, 0, 7, WASI_CLOCK_REALTIME, deadline,
+            WASI_SUBCLOCKFLAGS_ABSTIME);
+  t0 = now_ms();
+  CHECK_EQ(poll_n(wasi, &m, 1), 0);
+  CHECK(now_ms() - t0 >= 140);
+  /* A CPU-time clock cannot bound a wait: an EINVAL event. */
+  sub_clock(&m, 0, 8, WASI_CLOCK_THREAD_CPUTIME_ID, 1000, 0);
+  CHECK_EQ(poll_n(wasi, &m, 1), 0);
+  CHECK_EQ(get_event(&m, 0).error, WASI_EINVAL);
+  /* An unknown event type. */
+  sub_fd(&m, 0, 9, 3, 0);
+  CHECK_EQ(poll_n(wasi, &m, 1), WASI_EINVAL);
+  /* Many subscriptions (past the stack arrays). */
+  for (int i = 0; i < 40; i++)
+    sub_fd(&m, i, (uint64_t)i, WASI_EVENTTYPE_FD_WRITE, 1);
+  CHECK_EQ(poll_n(wasi, &m, 40), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, NEVENTS), 40);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  unlink(path);
+  rmdir(dir);
 }
 
 typedef struct poller {
