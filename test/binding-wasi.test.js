@@ -107,6 +107,10 @@ describe("the program WASI's binding", { skip: HAS_WASI ? false : "no C WASI in 
         name: "TypeError",
         message: /memory must be a WebAssembly\.Memory/,
       });
+      assert.throws(() => binding.wasiImports(id, { buffer: new SharedArrayBuffer(PAGE) }, parks), {
+        name: "TypeError",
+        message: /memory must be a WebAssembly\.Memory/,
+      });
       assert.throws(() => binding.wasiImports(id, new WebAssembly.Memory({ initial: 1 }), 3), {
         name: "TypeError",
         message: /onStopped must be a function/,

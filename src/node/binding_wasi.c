@@ -392,7 +392,8 @@ struct thread_ctx {
   wtp_wasi* wasi;       /* our reference; NULL once detached */
   napi_env env;         /* the thread that attached */
   napi_ref memory_ref;  /* the WebAssembly.Memory */
-  napi_ref buffer_ref;  /* non-shared: the ArrayBuffer the view is over */
+  napi_ref buffer_ref;  /* the (Shared)ArrayBuffer the view is over: kept
+                           alive while the view points into it */
   napi_ref stopped_ref; /* onStopped */
   napi_ref uint8_ref;   /* shared: the Uint8Array constructor */
   bool shared;          /* the memory is a SharedArrayBuffer's */
@@ -459,6 +460,10 @@ static bool refresh_view(napi_env env, thread_ctx_t* ctx) {
       napi_new_instance(env, constructor, 1, &buffer, &view) != napi_ok ||
       napi_get_typedarray_info(env, view, &type, &length, &data, NULL, NULL) !=
           napi_ok)
+    return false;
+  if (ctx->buffer_ref != NULL) napi_delete_reference(env, ctx->buffer_ref);
+  ctx->buffer_ref = NULL;
+  if (napi_create_reference(env, view, 1, &ctx->buffer_ref) != napi_ok)
     return false;
   ctx->view.base = data;
   ctx->view.size = length;
@@ -551,21 +556,23 @@ static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
                       "wasiImports: expected (id, memory, onStopped)");
   uint32_t id = get_id(env, argv[0], "wasiImports");
   if (id == 0) return NULL;
-  napi_value buffer = NULL;
-  bool has_buffer = false;
+  /* memory instanceof WebAssembly.Memory: its buffer is an ArrayBuffer
+   * (non-shared) or a SharedArrayBuffer, never anything else. */
+  napi_value global, wasm_ns, memory_class, buffer;
+  bool is_memory = false, plain = false;
+  WTP_NAPI_CALL(env, napi_get_global(env, &global));
+  WTP_NAPI_CALL(env,
+                napi_get_named_property(env, global, "WebAssembly", &wasm_ns));
+  WTP_NAPI_CALL(env,
+                napi_get_named_property(env, wasm_ns, "Memory", &memory_class));
   WTP_NAPI_CALL(env, napi_typeof(env, argv[1], &type));
   if (type == napi_object)
-    WTP_NAPI_CALL(env,
-                  napi_has_named_property(env, argv[1], "buffer", &has_buffer));
-  if (has_buffer)
-    WTP_NAPI_CALL(env,
-                  napi_get_named_property(env, argv[1], "buffer", &buffer));
-  bool plain = false;
-  if (buffer != NULL)
-    WTP_NAPI_CALL(env, napi_is_arraybuffer(env, buffer, &plain));
-  if (buffer == NULL)
+    WTP_NAPI_CALL(env, napi_instanceof(env, argv[1], memory_class, &is_memory));
+  if (!is_memory)
     return throw_kind(env, false,
                       "wasiImports: memory must be a WebAssembly.Memory");
+  WTP_NAPI_CALL(env, napi_get_named_property(env, argv[1], "buffer", &buffer));
+  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, buffer, &plain));
   WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
   if (type != napi_function)
     return throw_kind(env, false, "wasiImports: onStopped must be a function");
@@ -590,11 +597,10 @@ static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
     return throw_kind(env, true, message);
   }
   /* From here on the attachment owns the reference: a failure detaches. */
-  napi_value global, uint8, out;
+  napi_value uint8, out;
   napi_status status = napi_create_reference(env, argv[1], 1, &ctx->memory_ref);
   if (status == napi_ok)
     status = napi_create_reference(env, argv[2], 1, &ctx->stopped_ref);
-  if (status == napi_ok) status = napi_get_global(env, &global);
   if (status == napi_ok)
     status = napi_get_named_property(env, global, "Uint8Array", &uint8);
   if (status == napi_ok)
