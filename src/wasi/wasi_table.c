@@ -776,8 +776,8 @@ uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd) {
   if (entry != NULL) atomic_store_explicit(slot, NULL, memory_order_release);
   pthread_mutex_unlock(&wasi->table_lock);
   if (entry == NULL) return WASI_EBADF;
-  wtp__wasi_fd_put(
-      entry); /* the slot's reference: calls in flight keep theirs */
+  /* The slot's reference: calls in flight keep theirs. */
+  wtp__wasi_fd_put(entry);
   return WASI_ESUCCESS;
 }
 
