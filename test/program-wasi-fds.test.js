@@ -10,9 +10,9 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { IMPLEMENTATIONS } from "./support/impls.js";
-import { buildWasiPrograms, describeRun, runProgram, tempDir } from "./support/wasi-programs.js";
+import { buildWasiPrograms, cWasiSkip, describeRun, runProgram, tempDir } from "./support/wasi-programs.js";
 
-const skip = buildWasiPrograms();
+const skip = buildWasiPrograms() || cWasiSkip();
 
 async function runCase(implementation, name, options = {}) {
   const data = tempDir("wtp-wasi-fds-");

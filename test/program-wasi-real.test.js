@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { IMPLEMENTATIONS } from "./support/impls.js";
-import { SHARED, describeRun, runProgram, tempDir } from "./support/wasi-programs.js";
+import { SHARED, cWasiSkip, describeRun, runProgram, tempDir } from "./support/wasi-programs.js";
 
 const PROGRAMS = join(SHARED, "real-programs");
 
@@ -24,7 +24,7 @@ function whyMissing() {
   }
   return false;
 }
-const skip = whyMissing();
+const skip = whyMissing() || cWasiSkip();
 
 // 3 MiB of text that compresses but not to nothing: many blocks for the
 // threads (pigz: 128 KiB; zstd -T2: a job per few MiB at level 3... and its

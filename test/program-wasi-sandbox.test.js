@@ -13,9 +13,18 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkS
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { IMPLEMENTATIONS } from "./support/impls.js";
-import { CLI, buildWasiPrograms, describeRun, programPath, runChild, runProgram, tempDir } from "./support/wasi-programs.js";
+import {
+  CLI,
+  buildWasiPrograms,
+  cWasiSkip,
+  describeRun,
+  programPath,
+  runChild,
+  runProgram,
+  tempDir,
+} from "./support/wasi-programs.js";
 
-const skip = buildWasiPrograms();
+const skip = buildWasiPrograms() || cWasiSkip();
 
 // The sandbox S and the outside O, side by side in a fresh directory.
 function makeTree() {

@@ -28,6 +28,14 @@ export function buildWasiPrograms() {
   return built || false;
 }
 
+// The program's C WASI serves Linux and macOS; elsewhere the runner runs on
+// node:wasi per thread, which these tests show to be wrong: they skip there.
+// (Where it should serve, they run: a C WASI that fails to load fails them.)
+export function cWasiSkip() {
+  const served = process.platform === "linux" || process.platform === "darwin";
+  return served ? false : `the program's C WASI serves Linux and macOS, not ${process.platform}`;
+}
+
 export function programPath(name) {
   return join(PROGRAMS_DIR, `${name}.wasm`);
 }

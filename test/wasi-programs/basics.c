@@ -306,6 +306,19 @@ static void case_errors(void) {
                __WASI_ERRNO_NOTDIR);
   expect_errno("file-trailing-slash", open_at("e.txt/", 0, 0, 0, &fd),
                __WASI_ERRNO_NOTDIR);
+  /* Paths of unusual shape. */
+  expect_errno("empty-path", open_at("", 0, 0, 0, &fd), __WASI_ERRNO_NOENT);
+  expect_errno("file-slash-dot", open_at("e.txt/.", 0, 0, 0, &fd),
+               __WASI_ERRNO_NOTDIR);
+  __wasi_errno_t p = open_at("ed/./../e.txt", 0, 0, 0, &fd);
+  check(p == 0, "dot-and-dotdot-inside", "errno %d", p);
+  if (p == 0) __wasi_fd_close(fd);
+  fd = must_open(".", __WASI_OFLAGS_DIRECTORY, 0);
+  __wasi_fdstat_t ds;
+  p = __wasi_fd_fdstat_get(fd, &ds);
+  check(p == 0 && ds.fs_filetype == __WASI_FILETYPE_DIRECTORY,
+        "open-dot-of-preopen", "errno %d type %d", p, ds.fs_filetype);
+  __wasi_fd_close(fd);
   expect_errno("rmdir-nonempty", __wasi_path_remove_directory(dir, "ed"),
                __WASI_ERRNO_NOTEMPTY);
   expect_errno("rmdir-a-file", __wasi_path_remove_directory(dir, "e.txt"),
