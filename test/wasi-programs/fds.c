@@ -129,7 +129,8 @@ static void case_renumber(void) {
 }
 
 /* dup2-stdout: a file renumbered onto fd 1 on one thread takes every
- * thread's later stdout. */
+ * thread's later stdout. wasi-libc has no dup2: fd_renumber is its WASI
+ * form (freopen uses it too). */
 static void *renumber_onto_stdout(void *arg) {
   (void)arg;
   __wasi_errno_t e = __wasi_fd_renumber((__wasi_fd_t)fd_a, 1);
