@@ -23,7 +23,7 @@ const skip = buildWasiPrograms() || cWasiSkip();
 const FALLBACK_ENV = "WASI_THREAD_POOL_NODE_WASI";
 
 const DIFFERENTIAL = ["env", "clocks", "file", "readdir", "seek", "filestat"];
-const SUITE = ["errors", "fdstat", "dirfd", "links", "renames", "times", "stdio", "dangling", "allocate", "preopen"];
+const SUITE = ["errors", "fdstat", "dirfd", "links", "renames", "times", "stdio", "dangling", "allocate", "more", "preopen"];
 const PROGRAM_ENV = { WTP_T_A: "alpha", WTP_T_B: "two words = and an equals sign", WTP_T_EMPTY: "" };
 const ARGS = ["args", "plain", "with space", "ünïcödé", "", "--flag=value"];
 
