@@ -288,8 +288,8 @@ static ssize_t positioned(int fd, struct iovec *iov, int count, off_t offset,
   ssize_t total = 0;
   for (int i = 0; i < count; i++) {
     ssize_t n =
-        write ? pwrite(fd, iov[i].iov_base, iov[i].iov_len, offset + total)
-              : pread(fd, iov[i].iov_base, iov[i].iov_len, offset + total);
+        writing ? pwrite(fd, iov[i].iov_base, iov[i].iov_len, offset + total)
+                : pread(fd, iov[i].iov_base, iov[i].iov_len, offset + total);
     if (n < 0) return total > 0 ? total : -1;
     total += n;
     if ((size_t)n < iov[i].iov_len) break;
