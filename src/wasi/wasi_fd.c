@@ -179,7 +179,8 @@ static uint32_t transfer_stream(wtp_wasi *wasi, wtp__wasi_entry *entry,
     }
     if (n >= 0) {
       *done += (size_t)n;
-      if (!t->write) break;
+      if (!t->write || n == 0)
+        break; /* a read's bytes or EOF; a write that moves nothing ends */
       iov_advance(&iov, &count, (size_t)n);
       if (count == 0 || iov_total(iov, count) == 0) break;
       continue;

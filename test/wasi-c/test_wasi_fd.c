@@ -330,6 +330,38 @@ static void stop_ends(int write) {
 static void test_stop_ends_pipe_read(void) { stop_ends(0); }
 static void test_stop_ends_full_pipe_write(void) { stop_ends(1); }
 
+/* Two threads wait to read one pipe; one byte comes: one of them gets it,
+ * the other goes on waiting (not stuck in a read the stop cannot end), and
+ * the stop ends it. */
+static void test_two_readers_one_pipe(void) {
+  int pipe_fds[2];
+  CHECK_EQ(pipe(pipe_fds), 0);
+  wtp_wasi *wasi = make_wasi(pipe_fds[0], -1, -1, NULL);
+  blocked b[2] = {{.wasi = wasi, .fd = 0, .bytes = 64},
+                  {.wasi = wasi, .fd = 0, .bytes = 64}};
+  pthread_t t[2];
+  for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, blocked_call, &b[i]);
+  sleep_ms(200);
+  CHECK_EQ(write(pipe_fds[1], "x", 1), 1);
+  double deadline = now_ms() + 5000;
+  while (atomic_load(&b[0].returned) + atomic_load(&b[1].returned) == 0 &&
+         now_ms() < deadline)
+    sleep_ms(5);
+  sleep_ms(200);
+  CHECK_EQ(atomic_load(&b[0].returned) + atomic_load(&b[1].returned), 1);
+  double stopped_at = now_ms();
+  wtp_wasi_stop(wasi);
+  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  CHECK_EQ((b[0].result == 0) + (b[1].result == 0), 1);
+  CHECK_EQ(
+      (b[0].result == WTP_WASI_STOPPED) + (b[1].result == WTP_WASI_STOPPED), 1);
+  CHECK(b[0].returned_at - stopped_at < 2000 &&
+        b[1].returned_at - stopped_at < 2000);
+  wtp_wasi_release(wasi);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
 /* A reader that pauses: every byte arrives, every write reports all. */
 #define SLOW_TOTAL (1 << 20)
 typedef struct slow_writer {
@@ -632,6 +664,7 @@ int main(int argc, char **argv) {
   RUN(test_stdio_not_made_nonblocking);
   RUN(test_stop_ends_pipe_read);
   RUN(test_stop_ends_full_pipe_write);
+  RUN(test_two_readers_one_pipe);
   RUN(test_slow_reader_loses_nothing);
   RUN(test_guest_nonblock);
   RUN(test_file_calls);
