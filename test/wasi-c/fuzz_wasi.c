@@ -5,9 +5,16 @@
  * words. Every answer must be a WASI errno or WTP_WASI_STOPPED; ASan and
  * UBSan watch the rest. Some inputs stop the WASI first.
  *
+ * Paths (the sandbox, wasi_path.c): beside the temp dirs, one per process
+ * holds secret (out); each temp dir holds links that escape (to "..", to
+ * out by an absolute and a relative path, a loop), and a path call's path
+ * argument is now and then replaced by one of a list of hostile paths.
+ * After every input out must hold secret alone, unchanged: nothing escaped.
+ *
  * Kept from blocking or filling the disk: /dev/null never waits, a clock
  * subscription's timeout is cut to under 1 ms, and fd_allocate's length to
  * under 1 MiB (file sizes set by seek or set_size stay sparse). */
+#include <dirent.h>
 #include <ftw.h>
 
 #include "wasi_harness.h"
@@ -74,6 +81,103 @@ static void tame(const wtp_wasi_import *import, uint64_t *args,
   }
 }
 
+/* Paths that try the sandbox (see the top), written at the end of memory. */
+static const char *const hostile_paths[] = {
+    "..",         "up/x",    "/",      "up/../x",   "abs/secret",
+    "rel/secret", "rel/new", "loop/x", "d/../../x", "d/./../abs",
+    "rel",        "abs",     "d/",     "d/../up",   ""};
+#define HOSTILE_COUNT (sizeof hostile_paths / sizeof hostile_paths[0])
+#define HOSTILE_AT (FUZZ_MEM - 64 * HOSTILE_COUNT)
+
+/* Where a path call's paths are: the index of each (pointer, length) pair
+ * (the length follows) and of the directory fd it is resolved beneath (-1:
+ * none, a symlink's text). */
+static const struct {
+  const char *name;
+  int ptr[2], fd[2];
+} path_args[] = {
+    {"path_create_directory", {1, -1}, {0, -1}},
+    {"path_filestat_get", {2, -1}, {0, -1}},
+    {"path_filestat_set_times", {2, -1}, {0, -1}},
+    {"path_link", {2, 5}, {0, 4}},
+    {"path_open", {2, -1}, {0, -1}},
+    {"path_readlink", {1, -1}, {0, -1}},
+    {"path_remove_directory", {1, -1}, {0, -1}},
+    {"path_rename", {1, 4}, {0, 3}},
+    {"path_symlink", {0, 3}, {-1, 2}},
+    {"path_unlink_file", {1, -1}, {0, -1}},
+};
+
+/* A path argument whose pointer is a multiple of 3 becomes a hostile path,
+ * resolved beneath the preopen (fd 3). */
+static void hostile(const wtp_wasi_import *import, uint64_t *args,
+                    wtp_wasi_memory *m) {
+  for (size_t i = 0; i < sizeof path_args / sizeof path_args[0]; i++) {
+    if (strcmp(import->name, path_args[i].name) != 0) continue;
+    for (int k = 0; k < 2 && path_args[i].ptr[k] >= 0; k++) {
+      uint64_t *ptr = &args[path_args[i].ptr[k]];
+      if (*ptr % 3 != 0) continue;
+      size_t which = (size_t)(*ptr / 3 % HOSTILE_COUNT);
+      size_t len = strlen(hostile_paths[which]);
+      memcpy(m->base + HOSTILE_AT + 64 * which, hostile_paths[which], len);
+      *ptr = HOSTILE_AT + 64 * which;
+      ptr[1] = len;
+      if (path_args[i].fd[k] >= 0) args[path_args[i].fd[k]] = 3;
+    }
+  }
+}
+
+/* out/secret, made once per process beside the inputs' temp dirs, and
+ * removed at exit. */
+static char out[64];
+
+static void remove_outside(void) {
+  nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *outside(void) {
+  if (out[0] != '\0') return out;
+  temp_dir(out, sizeof out);
+  atexit(remove_outside);
+  char path[96];
+  snprintf(path, sizeof path, "%s/secret", out);
+  FILE *f = fopen(path, "w");
+  if (f == NULL || fputs("secret", f) < 0 || fclose(f) != 0) abort();
+  return out;
+}
+
+/* The input's temp dir (the preopen): links that escape, and d/. */
+static void make_tree(const char *dir) {
+  char path[128], rel[96];
+  const char *out = outside();
+  snprintf(rel, sizeof rel, "..%s", strrchr(out, '/'));
+  const char *const links[][2] = {
+      {"..", "up"}, {out, "abs"}, {rel, "rel"}, {"loop", "loop"}};
+  for (size_t i = 0; i < 4; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, links[i][1]);
+    if (symlink(links[i][0], path) != 0) abort();
+  }
+  snprintf(path, sizeof path, "%s/d", dir);
+  if (mkdir(path, 0700) != 0) abort();
+}
+
+/* out/ holds secret alone, unchanged. */
+static void check_outside(void) {
+  char path[96], bytes[16] = {0};
+  snprintf(path, sizeof path, "%s/secret", outside());
+  FILE *f = fopen(path, "r");
+  if (f == NULL) abort();
+  size_t n = fread(bytes, 1, sizeof bytes - 1, f);
+  fclose(f);
+  if (n != 6 || memcmp(bytes, "secret", 6) != 0) abort();
+  DIR *d = opendir(outside());
+  struct dirent *e;
+  int entries = 0;
+  while (d != NULL && (e = readdir(d)) != NULL) entries++;
+  if (d != NULL) closedir(d);
+  if (entries != 3) abort(); /* ".", ".." and secret */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static int count;
   if (count == 0) {
@@ -82,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char dir[64];
   temp_dir(dir, sizeof dir);
+  make_tree(dir);
   int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
   wtp_wasi_preopen preopen = {dir, "/"};
   const char *argv[] = {"fuzz"};
@@ -101,6 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; import->params[i] != '\0' && i < 16; i++)
       args[i] = take_arg(&in, import->params[i]);
     tame(import, args, &m);
+    hostile(import, args, &m);
     uint32_t err = import->call(wasi, &m, args);
     if (err > WASI_ENOTCAPABLE && err != WTP_WASI_STOPPED) {
       fprintf(stderr, "%s answered %u\n", import->name, err);
@@ -109,6 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   free(m.base);
   wtp_wasi_release(wasi);
+  check_outside();
   nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   return 0;
 }
