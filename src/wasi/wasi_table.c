@@ -44,12 +44,15 @@
  * 0-2 are dup()s of the host's stdio made at create (closing or renumbering
  * them closes only the dup), then the preopens at 3, 4, ...
  *
- * Rights. Like wasmtime today, rights are reported, not a second
- * permission system: fd_fdstat_get reports the rights of the descriptor's
- * kind (WASI_RIGHTS_REGULAR_FILE, _DIRECTORY, _STREAM in wasi_errno.h) with
- * FD_READ/FD_WRITE dropped by its access mode; the OS enforces the access
- * mode; fd_fdstat_set_rights answers ENOTSUP (wasmtime's answer since rights
- * were dropped from its preview1).
+ * Rights. As in wasmtime (wasi-common), rights are reported, not a second
+ * permission system the guest could rely on: stdio reports the rights of
+ * its kind (WASI_RIGHTS_REGULAR_FILE or _STREAM in wasi_errno.h, no seek or
+ * tell on a pipe, terminal or socket, so that wasi-libc's isatty() works)
+ * with FD_READ/FD_WRITE dropped by its access mode; a preopen reports
+ * WASI_RIGHTS_DIRECTORY (inheriting directory and file rights); an fd the
+ * path layer opens reports what it passes to wtp__wasi_fd_add. The OS
+ * enforces the access mode. fd_fdstat_set_rights succeeds on an open fd
+ * and changes nothing (wasi-common's answer).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
