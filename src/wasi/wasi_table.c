@@ -276,11 +276,13 @@ static void classify_shared(entry_init *init, int dup_fd) {
   struct stat st;
   init->host_fd = init->io_fd = dup_fd;
   if (fstat(dup_fd, &st) != 0) {
+    /* Cannot happen on a descriptor dup() just made; stay careful. */
     init->filetype = WASI_FILETYPE_UNKNOWN;
     init->io_kind = WASI_IO_SHARED_BLOCKING;
-  } else {
-    init->filetype = wtp__wasi_filetype(st.st_mode);
+    init->rights_base = WASI_RIGHTS_STREAM & ~WASI_RIGHTS_SOCK_SHUTDOWN;
+    return;
   }
+  init->filetype = wtp__wasi_filetype(st.st_mode);
   int flags = fcntl(dup_fd, F_GETFL);
   if (flags >= 0 && (flags & O_APPEND)) init->fdflags |= WASI_FDFLAGS_APPEND;
   init->rights_base = rights_for(init->filetype, dup_fd);
