@@ -229,19 +229,20 @@ function createStdinFeeder(source, control, stdinBuffer) {
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
   const { wasmModule, memory: memoryType } = await loadProgram(wasm);
-  // The program's one C WASI (lib/program-wasi.js), or node:wasi per thread.
-  const unavailable = programWasiUnavailable();
-  if (unavailable) tellFallbackOnce(unavailable);
-  const programWasi = unavailable ? null : createProgramWasi(opts);
   const memory = new WebAssembly.Memory({
     initial: memoryType.initial,
     maximum: memoryType.maximum,
     shared: true,
   });
   const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
+  // The program's one C WASI (lib/program-wasi.js), or node:wasi per thread.
+  // Made last before the main worker: its descriptors are released at the end.
+  const unavailable = programWasiUnavailable();
+  if (unavailable) tellFallbackOnce(unavailable);
   const { control, stdinBuffer, trapText, outRing } = createProgramControl({
-    outputRing: !programWasi && (opts.stdout.stream !== null || opts.stderr.stream !== null),
+    outputRing: unavailable !== null && (opts.stdout.stream !== null || opts.stderr.stream !== null),
   });
+  const programWasi = unavailable ? null : createProgramWasiOrClose(opts, pool);
   const program = {
     pool,
     control,
@@ -329,6 +330,17 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     return { exitCode: TRAP_EXIT_CODE };
   }
   return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
+}
+
+// The program's C WASI; if it cannot be made (a preopen), the pool made for
+// the program is closed (no worker runs yet) and the error thrown.
+function createProgramWasiOrClose(opts, pool) {
+  try {
+    return createProgramWasi(opts);
+  } catch (error) {
+    terminateWasiThreadPool(pool);
+    throw error;
+  }
 }
 
 // Every thread of the program stops: no slot can be claimed or served any
