@@ -52,7 +52,7 @@ const BOUNDS = {
   t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
   peer: "",
   wasiCall:
-    "Each call crosses Node-API into the addon (a callback's fixed cost, about 100 ns here) where node:wasi's imports are V8 fast calls into uvwasi; a call that does little (clock_time_get) shows that cost whole.",
+    "Each call is a Node-API callback into the addon, and node:wasi's way into uvwasi costs less per call: a call that does almost nothing (clock_time_get) shows the difference whole (about 60 ns on the loaded 2-core machine, 2026-12-01); calls that do I/O hide it.",
   idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
   shutdown:
     "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
