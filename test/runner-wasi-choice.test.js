@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { native } from "../lib/binding.js";
@@ -131,5 +133,19 @@ describe("the runner's WASI", () => {
     );
     assert.equal(child.status, 0, child.stderr);
     assert.deepEqual(JSON.parse(child.stdout.trim()), { exitCode: 0, bytes: 8 * 196608, other: 0 });
+  });
+
+  it("a preopen that cannot be opened rejects with an Error naming it", { skip: !HAS_WASI }, async () => {
+    const { runWasiThreadsProgram } = await import("../lib/index.js");
+    const { watToBytes } = await import("./fixtures/build.js");
+    const missing = join(tmpdir(), `wtp-no-such-dir-${process.pid}`);
+    await assert.rejects(
+      runWasiThreadsProgram(await watToBytes(ECHO_WAT), { stdin: "", preopens: { "/data": missing } }),
+      (error) => {
+        assert.equal(error.name, "Error");
+        assert.ok(error.message.includes(missing), error.message);
+        return true;
+      },
+    );
   });
 });
