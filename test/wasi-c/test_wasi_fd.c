@@ -362,6 +362,47 @@ static void test_two_readers_one_pipe(void) {
   close(pipe_fds[1]);
 }
 
+/* A terminal as stdin (a pty's slave): the read waits, gets a line typed
+ * on the master, the stop ends a later wait, and the terminal's shared
+ * description never becomes non-blocking. */
+static void test_terminal_stdin(void) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+    printf("  (no pty here: skipped)\n");
+    if (master >= 0) close(master);
+    return;
+  }
+  int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+  CHECK(slave >= 0);
+  wtp_wasi *wasi = make_wasi(slave, slave, -1, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", 0, RESULT), 0);
+  CHECK_EQ(m.base[RESULT], WASI_FILETYPE_CHARACTER_DEVICE);
+  uint64_t rights = wtp__wasi_load32(&m, RESULT + 8);
+  CHECK(!(rights & (WASI_RIGHTS_FD_SEEK |
+                    WASI_RIGHTS_FD_TELL))); /* what isatty() looks for */
+  blocked b = {.wasi = wasi, .fd = 0, .bytes = 64};
+  pthread_t t;
+  pthread_create(&t, NULL, blocked_call, &b);
+  sleep_ms(200);
+  CHECK_EQ(atomic_load(&b.returned), 0);
+  CHECK_EQ(write(master, "typed\n", 6), 6);
+  pthread_join(t, NULL);
+  CHECK_EQ(b.result, 0);
+  b.returned = 0;
+  pthread_create(&t, NULL, blocked_call, &b);
+  sleep_ms(200);
+  CHECK_EQ(atomic_load(&b.returned), 0);
+  wtp_wasi_stop(wasi);
+  pthread_join(t, NULL);
+  CHECK_EQ(b.result, WTP_WASI_STOPPED);
+  CHECK_EQ(fcntl(slave, F_GETFL) & O_NONBLOCK, 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(slave);
+  close(master);
+}
+
 /* A reader that pauses: every byte arrives, every write reports all. */
 #define SLOW_TOTAL (1 << 20)
 typedef struct slow_writer {
@@ -666,6 +707,7 @@ int main(int argc, char **argv) {
   RUN(test_stop_ends_pipe_read);
   RUN(test_stop_ends_full_pipe_write);
   RUN(test_two_readers_one_pipe);
+  RUN(test_terminal_stdin);
   RUN(test_slow_reader_loses_nothing);
   RUN(test_guest_nonblock);
   RUN(test_file_calls);
