@@ -31,6 +31,16 @@ const OUTPUT_END_BOUND_MS = 10000;
 
 let fallbackTold = false;
 
+// The WASIs of the programs running in this process. The process's exit
+// joins every worker, and a worker blocked in a WASI call (a read of stdin)
+// would hold it until its peer acts: the "exit" event stops them first.
+const running = new Set();
+let exitHookInstalled = false;
+
+function stopAllAtExit() {
+  for (const id of running) native.binding.wasiStop(id);
+}
+
 // null when the program's C WASI serves this run, else why not.
 export function programWasiUnavailable() {
   if (process.env[NODE_WASI_ENV] === "1") return { reason: `${NODE_WASI_ENV}=1`, forced: true };
@@ -136,6 +146,11 @@ export function createProgramWasi(opts) {
   } finally {
     given.forEach(closeQuietly);
   }
+  running.add(id);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", stopAllAtExit);
+  }
   const stopFeeding = stdinFd >= 0 ? feedStdin(stdinFd, opts.stdin) : () => {};
   const drains = outputs.map(({ fd, stream }) => drainInto(fd, stream));
   return {
@@ -150,6 +165,7 @@ export function createProgramWasi(opts) {
     async release() {
       binding.wasiStop(id);
       binding.wasiRelease(id);
+      running.delete(id);
       stopFeeding();
       await Promise.all(drains.map((drain) => drain()));
     },

@@ -6,7 +6,7 @@
 // for it. Each case runs two programs in a child process.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -147,5 +147,38 @@ describe("the runner's WASI", () => {
         return true;
       },
     );
+  });
+
+  it("process.exit() while a thread is blocked in a read of stdin ends the process", { skip: !HAS_WASI }, async () => {
+    // The child's stdin is a pipe this test keeps open: the program's read
+    // blocks in C until the WASI is stopped.
+    const child = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "--eval",
+        `
+        import { runWasiThreadsProgram } from "./lib/index.js";
+        import { watToBytes } from "./test/fixtures/build.js";
+        runWasiThreadsProgram(await watToBytes(${JSON.stringify(ECHO_WAT)}));
+        setTimeout(() => process.exit(3), 500);
+        `,
+      ],
+      { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const started = performance.now();
+    let timer;
+    const code = await new Promise((resolve) => {
+      child.once("exit", (exitCode) => resolve(exitCode));
+      // Unsticks the child if it hangs, so that the test ends either way.
+      timer = setTimeout(() => child.stdin.end(), 20000);
+    });
+    clearTimeout(timer);
+    child.stdin.destroy();
+    const ms = performance.now() - started;
+    assert.equal(code, 3, stderr);
+    assert.ok(ms < 15000, `the process took ${Math.round(ms)} ms to exit`);
   });
 });
