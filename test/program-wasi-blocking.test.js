@@ -3,8 +3,8 @@
 // processes on both pools:
 //   - a reader of stdout that pauses longer than the old runner's retries
 //     (about 10 s of EAGAIN, then EIO) loses nothing, and the program exits 0;
-//   - a thread blocked reading a FIFO, or writing a full one, is ended by
-//     proc_exit on another thread, promptly;
+//   - a thread blocked reading a FIFO, or writing a full one or a stdout that
+//     nobody reads, is ended by proc_exit on another thread, promptly;
 //   - poll_oneoff on stdin and a 1 s clock reports the clock when no input
 //     comes, stdin when input is there, and the read that follows returns
 //     the input that comes later;
@@ -28,6 +28,9 @@ const LINES = 20_000; // 2 MB: more than a pipe or socket pair holds
 // The bound for a program that must end promptly once proc_exit is called
 // (the runner's own stop takes well under a second; a loaded CI machine is slow).
 const PROMPT_MS = 10_000;
+// The reader of a stdout that a blocked thread writes to pauses this long:
+// the program must end well before it reads again.
+const EXIT_PAUSE_MS = 10_000;
 
 function assertExit(r, exitCode) {
   assert.equal(r.code, 0, describeRun(r));
@@ -55,6 +58,26 @@ describe("a paused reader of stdout", { skip }, () => {
     for (const r of runs) {
       assertExit(r, 0);
       assertLines(r.stdout);
+    }
+  });
+});
+
+describe("a thread blocked writing to a stdout nobody reads", { skip }, () => {
+  test("is ended by proc_exit on the main thread while the reader still pauses (every pool, at once)", async () => {
+    const runs = await Promise.all(
+      IMPLEMENTATIONS.map((implementation) =>
+        runProgram("blocking", implementation, { args: ["stdout-exit"], pauseMs: EXIT_PAUSE_MS, boundMs: 60_000 }),
+      ),
+    );
+    for (const r of runs) {
+      assertExit(r, 5);
+      assert.ok(r.result.ms < EXIT_PAUSE_MS - 2000, `the program took ${r.result.ms} ms, the reader paused ${EXIT_PAUSE_MS} ms`);
+      assert.match(r.stderr, /^exiting$/m, describeRun(r));
+      // Whole lines in order, up to where the stop cut the last write.
+      const lines = r.stdout.split("\n");
+      lines.pop();
+      assert.ok(lines.length > 100, `${lines.length} lines`);
+      lines.forEach((line, i) => assert.ok(line.startsWith(`line ${String(i).padStart(6, "0")} `), `line ${i}`));
     }
   });
 });

@@ -6,6 +6,8 @@
  *                                writer never writes); proc_exit(7) on main
  *   blocking.wasm fifo-write P   a thread fills the FIFO P (its reader never
  *                                reads) and blocks; proc_exit(9) on main
+ *   blocking.wasm stdout-exit    a thread writes lines to stdout until it
+ *                                blocks (nobody reads); proc_exit(5) on main
  *   blocking.wasm poll-stdin     poll_oneoff on stdin and a 1 s clock; says
  *                                which came, then reads stdin
  *   blocking.wasm quiet          never touches stdin; exits 0 */
@@ -74,12 +76,28 @@ static void *fifo_writer(void *path) {
   }
 }
 
-/* A thread blocks in the FIFO; the main thread ends the program. */
-static int case_fifo(void *(*fn)(void *), const char *path, int code) {
+static void *stdout_writer(void *arg) {
+  (void)arg;
+  char line[101];
+  blocked_soon = 1;
+  for (int i = 0;; i++) {
+    snprintf(line, sizeof line, "line %06d %087d\n", i, 0);
+    if (write(1, line, 100) != 100) {
+      report_fd = 2;
+      say("FAIL write of line %d: %s\n", i, strerror(errno));
+      return NULL;
+    }
+  }
+}
+
+/* A thread blocks in a read or a write; the main thread ends the program
+ * once the thread has been at it for settle_ms. */
+static int case_blocked_thread(void *(*fn)(void *), const char *path, int code,
+                               long settle_ms) {
   pthread_t t;
   pthread_create(&t, NULL, fn, (void *)path);
   while (!blocked_soon) sleep_ms(10);
-  sleep_ms(300); /* the thread is in its read or write by now */
+  sleep_ms(settle_ms);
   say("exiting\n");
   __wasi_proc_exit(code);
 }
@@ -120,9 +138,14 @@ int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   if (!strcmp(which, "lines") && argc > 2) return case_lines(atoi(argv[2]));
   if (!strcmp(which, "fifo-read") && argc > 2)
-    return case_fifo(fifo_reader, argv[2], 7);
+    return case_blocked_thread(fifo_reader, argv[2], 7, 300);
   if (!strcmp(which, "fifo-write") && argc > 2)
-    return case_fifo(fifo_writer, argv[2], 9);
+    return case_blocked_thread(fifo_writer, argv[2], 9, 300);
+  if (!strcmp(which, "stdout-exit")) {
+    report_fd = 2;
+    /* A second: the socket pair of the test fills (hundreds of KiB). */
+    return case_blocked_thread(stdout_writer, NULL, 5, 1000);
+  }
   if (!strcmp(which, "poll-stdin")) return case_poll_stdin();
   if (!strcmp(which, "quiet")) return 0;
   say("FAIL unknown case \"%s\"\n", which);
