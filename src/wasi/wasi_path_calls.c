@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h> /* renameat */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "wasi_errno.h"
 #include "wasi_internal.h"
 #include "wasi_path.h"
+#include "wasi_table.h" /* wtp__wasi_wait_fd, the stop's wake_fd */
 
 /* A guest path, copied. */
 typedef char guest_path[WTP__WASI_PATH_MAX + 1];
@@ -101,11 +103,49 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
   return flags;
 }
 
+/* FIFOs. The open itself is non-blocking (O_NONBLOCK above) so that it
+ * never waits beyond the stop's reach; unless the guest asked NONBLOCK, the
+ * wait a blocking open makes for the peer is made here, stoppably:
+ *   - a reader waits until the FIFO is readable or hung up (Linux reports
+ *     neither before a first writer came, so this is the writer's arrival
+ *     plus its first write or close);
+ *   - a writer's non-blocking open answers ENXIO until a reader comes: it
+ *     is tried again every FIFO_RETRY_MS, checking the stop in between.
+ * WTP_WASI_STOPPED if the program stops meanwhile. */
+#define FIFO_RETRY_MS 10
+
+static uint32_t fifo_wait_writer(wtp_wasi *wasi, int host_fd) {
+  uint32_t err = wtp__wasi_wait_fd(wasi, host_fd, POLLIN);
+  if (err) close(host_fd);
+  return err;
+}
+
+static uint32_t fifo_wait_reader(wtp_wasi *wasi, int dir, const char *path,
+                                 int flags, int follow, int *host_fd) {
+  wtp__wasi_at at;
+  if (wtp__wasi_beneath_resolve(dir, path, follow || ends_in_slash(path), &at))
+    return WASI_ENXIO;
+  struct stat st;
+  int fifo = fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+             S_ISFIFO(st.st_mode);
+  wtp__wasi_at_close(&at);
+  if (!fifo) return WASI_ENXIO; /* a socket's or a device's ENXIO */
+  for (;;) {
+    struct pollfd stop = {wasi->wake_fd, POLLIN, 0};
+    if (wtp_wasi_stopped(wasi)) return WTP_WASI_STOPPED;
+    if (poll(&stop, 1, FIFO_RETRY_MS) > 0 || wtp_wasi_stopped(wasi))
+      return WTP_WASI_STOPPED;
+    uint32_t err =
+        wtp__wasi_beneath_open(dir, path, flags, 0666, follow, host_fd);
+    if (err != WASI_ENXIO) return err;
+  }
+}
+
 /* path_open(fd, dirflags, path, path_len, oflags, rights_base,
  * rights_inheriting, fdflags, fd_out) */
 WTP__WASI_CALL(path_open) {
-  uint32_t dirfd = (uint32_t)args[0], dirflags = (uint32_t)args[1],
-           oflags = (uint32_t)args[4];
+  uint32_t dirfd = (uint32_t)args[0], oflags = (uint32_t)args[4];
+  int follow = (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) != 0;
   uint64_t rights_base = args[5], rights_inheriting = args[6], fd_out = args[8];
   uint32_t fdflags = (uint32_t)args[7];
   guest_path path;
@@ -114,13 +154,14 @@ WTP__WASI_CALL(path_open) {
       wtp__wasi_path_copy(memory, args[2], args[3], path, sizeof path);
   if (err) return err;
   if (oflags & ~0xfu || fdflags & ~WASI_FDFLAGS_ALL) return WASI_EINVAL;
+  int flags = open_flags(oflags, (uint16_t)fdflags, rights_base);
+  int waits = !(fdflags & WASI_FDFLAGS_NONBLOCK);
   wtp__wasi_entry *dir;
   if ((err = get_dir(wasi, dirfd, &dir))) return err;
-  int host_fd = -1;
-  err = wtp__wasi_beneath_open(
-      wtp__wasi_entry_host_fd(dir), path,
-      open_flags(oflags, (uint16_t)fdflags, rights_base), 0666,
-      dirflags & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW, &host_fd);
+  int host_fd = -1, base = wtp__wasi_entry_host_fd(dir);
+  err = wtp__wasi_beneath_open(base, path, flags, 0666, follow, &host_fd);
+  if (err == WASI_ENXIO && waits && (flags & O_ACCMODE) == O_WRONLY)
+    err = fifo_wait_reader(wasi, base, path, flags, follow, &host_fd);
   wtp__wasi_fd_put(dir);
   if (err) return err;
   struct stat st;
@@ -129,6 +170,9 @@ WTP__WASI_CALL(path_open) {
     close(host_fd);
     return wtp__wasi_errno(e);
   }
+  if (S_ISFIFO(st.st_mode) && waits && (flags & O_ACCMODE) == O_RDONLY &&
+      (err = fifo_wait_writer(wasi, host_fd)))
+    return err;
   uint32_t fd;
   err =
       wtp__wasi_fd_add(wasi, host_fd, wtp__wasi_filetype(st.st_mode),

@@ -17,12 +17,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -764,6 +767,121 @@ static void test_readdir_threads(void) {
   close_fd(fd);
 }
 
+/* ---- FIFOs ---- */
+
+/* Opening a FIFO waits for its peer, as a blocking open does, and the stop
+ * ends the wait; with the guest's NONBLOCK it does not wait (a reader opens
+ * at once, a writer without a reader gets ENXIO). */
+typedef struct fifo_peer {
+  char path[600];
+  int write; /* the host's end: 1 writes "hello", 0 reads */
+  char got[16];
+} fifo_peer;
+
+/* The host's end, 200 ms late; bounded (5 s) so that a failing test ends. */
+static void *fifo_peer_thread(void *arg) {
+  fifo_peer *peer = arg;
+  struct timespec pause = {0, 200 * 1000000}, tick = {0, 10 * 1000000};
+  nanosleep(&pause, NULL);
+  int fd = -1;
+  for (int i = 0; i < 500 && fd < 0; i++) {
+    fd = open(peer->path, (peer->write ? O_WRONLY : O_RDONLY) | O_NONBLOCK);
+    if (fd < 0) nanosleep(&tick, NULL);
+  }
+  if (fd < 0) return NULL;
+  if (peer->write) {
+    if (write(fd, "hello", 5) != 5) perror("fifo write");
+  } else {
+    struct pollfd ready = {fd, POLLIN, 0};
+    if (poll(&ready, 1, 5000) == 1 &&
+        read(fd, peer->got, sizeof peer->got - 1) < 0)
+      perror("fifo read");
+  }
+  close(fd);
+  return NULL;
+}
+
+static uint32_t g_read(uint32_t fd, char *out, size_t size) {
+  wtp__wasi_store32(&memory, 32, BUF);
+  wtp__wasi_store32(&memory, 36, (uint32_t)size - 1);
+  uint64_t a[4] = {fd, 32, 1, OUT};
+  uint32_t err = wtp__wasi_fd_read(wasi, &memory, a);
+  uint32_t n = err ? 0 : wtp__wasi_load32(&memory, OUT);
+  memcpy(out, guest + BUF, n);
+  out[n] = '\0';
+  return err;
+}
+
+static uint32_t g_open_flags(const char *path, uint64_t rights,
+                             uint32_t fdflags, uint32_t *fd) {
+  uint64_t a[9] = {DIRFD,  0,       PATH1, put(PATH1, path), 0, rights,
+                   rights, fdflags, OUT};
+  uint32_t err = wtp__wasi_path_open(wasi, &memory, a);
+  *fd = err ? UINT32_MAX : wtp__wasi_load32(&memory, OUT);
+  return err;
+}
+
+static void *stop_later(void *arg) {
+  struct timespec pause = {0, 200 * 1000000};
+  nanosleep(&pause, NULL);
+  wtp_wasi_stop(arg);
+  return NULL;
+}
+
+static void test_fifo_open(void) {
+  fifo_peer peer;
+  at_root(peer.path, sizeof peer.path, "sandbox/fifo");
+  CHECK(mkfifo(peer.path, 0600) == 0);
+  uint32_t fd;
+  char got[16];
+  pthread_t t;
+  /* A reader waits for the writer (not an end of file before it came). */
+  peer.write = 1;
+  pthread_create(&t, NULL, fifo_peer_thread, &peer);
+  CHECK_EQ(g_open_flags("fifo", WASI_RIGHTS_FD_READ, 0, &fd), 0);
+  CHECK_EQ(g_read(fd, got, sizeof got), 0);
+  CHECK(strcmp(got, "hello") == 0);
+  pthread_join(t, NULL);
+  close_fd(fd);
+  /* A writer waits for the reader (not ENXIO). */
+  peer.write = 0;
+  memset(peer.got, 0, sizeof peer.got);
+  pthread_create(&t, NULL, fifo_peer_thread, &peer);
+  CHECK_EQ(g_open_flags("fifo", WASI_RIGHTS_FD_WRITE, 0, &fd), 0);
+  CHECK_EQ(g_write(fd, "to the reader"), 0);
+  close_fd(fd);
+  pthread_join(t, NULL);
+  CHECK(strcmp(peer.got, "to the reader") == 0);
+  /* NONBLOCK: no wait. */
+  CHECK_EQ(
+      g_open_flags("fifo", WASI_RIGHTS_FD_WRITE, WASI_FDFLAGS_NONBLOCK, &fd),
+      WASI_ENXIO);
+  CHECK_EQ(
+      g_open_flags("fifo", WASI_RIGHTS_FD_READ, WASI_FDFLAGS_NONBLOCK, &fd), 0);
+  close_fd(fd);
+  /* A socket's ENXIO is no FIFO's: answered at once. */
+  char sock_path[600];
+  at_root(sock_path, sizeof sock_path, "sandbox/sock");
+  int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  CHECK(strlen(sock_path) < sizeof addr.sun_path);
+  memcpy(addr.sun_path, sock_path, strlen(sock_path) % sizeof addr.sun_path);
+  CHECK(bind(sock, (struct sockaddr *)&addr, sizeof addr) == 0);
+  CHECK_EQ(g_open_flags("sock", WASI_RIGHTS_FD_WRITE, 0, &fd), WASI_ENXIO);
+  close(sock);
+  /* The stop ends both waits (on a WASI of their own). */
+  wtp_wasi *kept = wasi;
+  for (int write_end = 0; write_end < 2; write_end++) {
+    g_create();
+    pthread_create(&t, NULL, stop_later, wasi);
+    uint64_t rights = write_end ? WASI_RIGHTS_FD_WRITE : WASI_RIGHTS_FD_READ;
+    CHECK_EQ(g_open_flags("fifo", rights, 0, &fd), WTP_WASI_STOPPED);
+    pthread_join(t, NULL);
+    wtp_wasi_release(wasi);
+  }
+  wasi = kept;
+}
+
 /* ---- the race ---- */
 
 /* sandbox/race is swapped, atomically and over and over, between a real
@@ -865,6 +983,7 @@ static void suite(void) {
   RUN(test_ordinary_use);
   RUN(test_readdir);
   RUN(test_readdir_threads);
+  RUN(test_fifo_open);
   RUN(test_race);
   wtp_wasi_release(wasi);
   wasi = NULL;
