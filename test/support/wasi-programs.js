@@ -16,9 +16,9 @@ export const SHARED = join(ROOT, "..", "shared");
 
 let built = null;
 
-// Builds the programs once per test file (the script is quick when nothing
-// changed... it rebuilds: a few seconds). Returns false when they are there,
-// else the reason to skip (in CI the build fails instead, and so the test).
+// Builds the programs once per test file (the script rebuilds only what is
+// older than its source). Returns false when they are there, else the reason
+// to skip (in CI the build fails instead, and so the test).
 export function buildWasiPrograms() {
   if (built === null) {
     const r = spawnSync("sh", [join(ROOT, "scripts", "build-wasi-programs.sh")], { encoding: "utf8" });
