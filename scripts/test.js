@@ -10,7 +10,10 @@
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
 //      serves; and the guest builds (C, Zig, the WASI programs of
 //      test/wasi-programs), if their scripts exist
-//   3. node --test over test/*.test.js (last, so its summary closes the run)
+//   3. the runner's suites once more on its node:wasi fallback
+//      (WASI_THREAD_POOL_NODE_WASI=1), where the addon's C WASI serves the
+//      main run (Linux, macOS)
+//   4. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -20,10 +23,10 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const failed = [];
 
-function step(name, command, args) {
+function step(name, command, args, env = {}) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const ok = result.status === 0;
   console.log(`=== ${name}: ${ok ? "ok" : "FAILED"} in ${seconds} s`);
@@ -48,6 +51,13 @@ if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", 
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
 if (existsSync(join(root, "scripts/build-wasi-programs.sh"))) {
   step("WASI programs build", "sh", ["scripts/build-wasi-programs.sh"]);
+}
+
+if (process.platform === "linux" || process.platform === "darwin") {
+  const runnerSuites = ["program", "program-ring", "program-zig", "program-reactor"].map((name) => `test/${name}.test.js`);
+  step("runner on node:wasi", process.execPath, ["--test", "--test-concurrency=1", ...runnerSuites], {
+    WASI_THREAD_POOL_NODE_WASI: "1",
+  });
 }
 
 const files = readdirSync(join(root, "test"))
