@@ -105,19 +105,47 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
 
 /* FIFOs. The open itself is non-blocking (O_NONBLOCK above) so that it
  * never waits beyond the stop's reach; unless the guest asked NONBLOCK, the
- * wait a blocking open makes for the peer is made here, stoppably:
- *   - a reader waits until the FIFO is readable or hung up (Linux reports
- *     neither before a first writer came, so this is the writer's arrival
- *     plus its first write or close);
- *   - a writer's non-blocking open answers ENXIO until a reader comes: it
- *     is tried again every FIFO_RETRY_MS, checking the stop in between.
+ * wait a blocking open makes for the peer is made here, stoppably, looking
+ * again every FIFO_RETRY_MS (the kernel signals no peer's arrival):
+ *   - a reader waits for a writer (Linux: tee() of one byte, which consumes
+ *     nothing, answers EAGAIN once a writer is there, data once there is
+ *     some, 0 while there is neither; elsewhere the reader does not wait,
+ *     and a read before the writer comes sees an end of file);
+ *   - a writer's non-blocking open answers ENXIO until a reader comes.
  * WTP_WASI_STOPPED if the program stops meanwhile. */
 #define FIFO_RETRY_MS 10
 
+/* Sleeps FIFO_RETRY_MS or until fd (if not -1) is readable; 1 if the
+ * program stopped. */
+static int fifo_pause(wtp_wasi *wasi, int fd) {
+  struct pollfd fds[2] = {{wasi->wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
+  if (wtp_wasi_stopped(wasi)) return 1;
+  return (poll(fds, fd < 0 ? 1 : 2, FIFO_RETRY_MS) > 0 &&
+          fds[0].revents != 0) ||
+         wtp_wasi_stopped(wasi);
+}
+
 static uint32_t fifo_wait_writer(wtp_wasi *wasi, int host_fd) {
-  uint32_t err = wtp__wasi_wait_fd(wasi, host_fd, POLLIN);
+#ifdef __linux__
+  int scratch[2];
+  if (pipe2(scratch, O_CLOEXEC | O_NONBLOCK) != 0) return WASI_ESUCCESS;
+  uint32_t err = WASI_ESUCCESS;
+  for (;;) {
+    ssize_t n = tee(host_fd, scratch[1], 1, SPLICE_F_NONBLOCK);
+    if (n != 0) break; /* data, a writer (EAGAIN), or an error for the read */
+    if (fifo_pause(wasi, host_fd)) {
+      err = WTP_WASI_STOPPED;
+      break;
+    }
+  }
+  close(scratch[0]);
+  close(scratch[1]);
   if (err) close(host_fd);
   return err;
+#else
+  (void)wasi, (void)host_fd;
+  return WASI_ESUCCESS;
+#endif
 }
 
 static uint32_t fifo_wait_reader(wtp_wasi *wasi, int dir, const char *path,
@@ -131,10 +159,7 @@ static uint32_t fifo_wait_reader(wtp_wasi *wasi, int dir, const char *path,
   wtp__wasi_at_close(&at);
   if (!fifo) return WASI_ENXIO; /* a socket's or a device's ENXIO */
   for (;;) {
-    struct pollfd stop = {wasi->wake_fd, POLLIN, 0};
-    if (wtp_wasi_stopped(wasi)) return WTP_WASI_STOPPED;
-    if (poll(&stop, 1, FIFO_RETRY_MS) > 0 || wtp_wasi_stopped(wasi))
-      return WTP_WASI_STOPPED;
+    if (fifo_pause(wasi, -1)) return WTP_WASI_STOPPED;
     uint32_t err =
         wtp__wasi_beneath_open(dir, path, flags, 0666, follow, host_fd);
     if (err != WASI_ENXIO) return err;

@@ -828,6 +828,15 @@ static void *stop_later(void *arg) {
   return NULL;
 }
 
+/* Stops the WASI after 5 s unless it was stopped before. */
+static void *watchdog(void *arg) {
+  struct timespec tick = {0, 10 * 1000000};
+  for (int i = 0; i < 500 && !wtp_wasi_stopped(arg); i++)
+    nanosleep(&tick, NULL);
+  wtp_wasi_stop(arg);
+  return NULL;
+}
+
 static void test_fifo_open(void) {
   fifo_peer peer;
   at_root(peer.path, sizeof peer.path, "sandbox/fifo");
@@ -869,6 +878,18 @@ static void test_fifo_open(void) {
   CHECK(bind(sock, (struct sockaddr *)&addr, sizeof addr) == 0);
   CHECK_EQ(g_open_flags("sock", WASI_RIGHTS_FD_WRITE, 0, &fd), WASI_ENXIO);
   close(sock);
+  /* A writer already there (holding the FIFO open, writing nothing): the
+   * reader's open returns (a watchdog's stop after 5 s would fail it). */
+  int held = open(peer.path, O_RDWR | O_NONBLOCK);
+  wtp_wasi *kept_wasi = wasi;
+  g_create();
+  pthread_create(&t, NULL, watchdog, wasi);
+  CHECK_EQ(g_open_flags("fifo", WASI_RIGHTS_FD_READ, 0, &fd), 0);
+  wtp_wasi_stop(wasi);
+  pthread_join(t, NULL);
+  wtp_wasi_release(wasi);
+  wasi = kept_wasi;
+  close(held);
   /* The stop ends both waits (on a WASI of their own). */
   wtp_wasi *kept = wasi;
   for (int write_end = 0; write_end < 2; write_end++) {
