@@ -181,4 +181,17 @@ describe("the runner's WASI", () => {
     assert.equal(code, 3, stderr);
     assert.ok(ms < 15000, `the process took ${Math.round(ms)} ms to exit`);
   });
+
+  it("a stdin stream reaches the program's read", { skip: !HAS_WASI }, async () => {
+    const { runWasiThreadsProgram } = await import("../lib/index.js");
+    const { watToBytes } = await import("./fixtures/build.js");
+    const { PassThrough, Readable } = await import("node:stream");
+    const stdout = new PassThrough();
+    let out = "";
+    stdout.on("data", (chunk) => (out += chunk));
+    const stdin = Readable.from([Buffer.from("from a stream\n")]);
+    const { exitCode } = await runWasiThreadsProgram(await watToBytes(ECHO_WAT), { stdin, stdout, stderr: new PassThrough() });
+    assert.equal(exitCode, 0);
+    assert.equal(out, "from a stream\n");
+  });
 });
