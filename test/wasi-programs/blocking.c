@@ -96,7 +96,10 @@ static int case_blocked_thread(void *(*fn)(void *), const char *path, int code,
                                long settle_ms) {
   pthread_t t;
   pthread_create(&t, NULL, fn, (void *)path);
-  while (!blocked_soon) sleep_ms(10);
+  /* At most 5 s: a thread stuck before its read or write (in the open) must
+   * not keep the program from its end; the missing line tells. */
+  for (int waited = 0; !blocked_soon && waited < 5000; waited += 10)
+    sleep_ms(10);
   sleep_ms(settle_ms);
   say("exiting\n");
   __wasi_proc_exit(code);
