@@ -20,7 +20,6 @@
 #include "wasi_errno.h"
 #include "wasi_internal.h"
 #include "wasi_path.h"
-#include "wasi_table.h" /* wtp__wasi_wait_fd, the stop's wake_fd */
 
 /* A guest path, copied. */
 typedef char guest_path[WTP__WASI_PATH_MAX + 1];
@@ -112,17 +111,18 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
  *     some, 0 while there is neither; elsewhere the reader does not wait,
  *     and a read before the writer comes sees an end of file);
  *   - a writer's non-blocking open answers ENXIO until a reader comes.
- * WTP_WASI_STOPPED if the program stops meanwhile. */
+ * WTP_WASI_STOPPED if the program stops meanwhile (seen within
+ * FIFO_RETRY_MS: the path layer keeps to wasi_internal.h, without the
+ * table's wake-up descriptor). */
 #define FIFO_RETRY_MS 10
 
-/* Sleeps FIFO_RETRY_MS or until fd (if not -1) is readable; 1 if the
- * program stopped. */
+/* Sleeps FIFO_RETRY_MS, or less if fd (not -1) turns readable; 1 if the
+ * program has stopped (so a stop ends a wait within FIFO_RETRY_MS). */
 static int fifo_pause(wtp_wasi *wasi, int fd) {
-  struct pollfd fds[2] = {{wasi->wake_fd, POLLIN, 0}, {fd, POLLIN, 0}};
+  struct pollfd ready = {fd, POLLIN, 0};
   if (wtp_wasi_stopped(wasi)) return 1;
-  return (poll(fds, fd < 0 ? 1 : 2, FIFO_RETRY_MS) > 0 &&
-          fds[0].revents != 0) ||
-         wtp_wasi_stopped(wasi);
+  poll(&ready, fd < 0 ? 0 : 1, FIFO_RETRY_MS);
+  return wtp_wasi_stopped(wasi);
 }
 
 static uint32_t fifo_wait_writer(wtp_wasi *wasi, int host_fd) {
