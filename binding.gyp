@@ -1,4 +1,16 @@
 {
+  "variables": {
+    "wasi_sources": [
+      "src/node/binding_wasi.c",
+      "src/wasi/wasi_table.c",
+      "src/wasi/wasi_fd.c",
+      "src/wasi/wasi_poll.c",
+      "src/wasi/wasi_misc.c",
+      "src/wasi/wasi_path.c",
+      "src/wasi/wasi_path_calls.c",
+      "src/wasi/wasi_imports.c"
+    ]
+  },
   "targets": [
     {
       "target_name": "wasi_thread_pool",
@@ -12,11 +24,11 @@
       "defines": ["NAPI_VERSION=8"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["src/wait_linux.c"],
+          "sources": ["src/wait_linux.c", "<@(wasi_sources)"],
           "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
         }],
         ["OS=='mac'", {
-          "sources": ["src/wait_darwin.c"],
+          "sources": ["src/wait_darwin.c", "<@(wasi_sources)"],
           "xcode_settings": {
             "GCC_C_LANGUAGE_STANDARD": "c11",
             "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",

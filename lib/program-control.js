@@ -166,16 +166,20 @@ export function parkForever(control) {
 
 // Ends the program with exit status `code` (proc_exit's u32) unless it has
 // ended already; a status outside [0..126) ends it as a failure. Never returns.
-export function endProgram(program, code) {
+// onEnd (optional) runs after the ending is decided, before the thread parks
+// (lib/wasi-c.js stops the program's WASI there: its other threads' blocked
+// calls return).
+export function endProgram(program, code, onEnd) {
   const status = code >>> 0;
   if (status >= MAX_EXIT_STATUS) {
-    endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`);
+    endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
   }
   const { control } = program;
   if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
     Atomics.store(control, C_EXIT_CODE, status);
     ring(control);
   }
+  onEnd?.();
   parkForever(control);
 }
 
@@ -185,7 +189,7 @@ export function trapProgram(program, thread, error) {
   endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
 }
 
-function endWithText(program, state, message) {
+function endWithText(program, state, message, onEnd) {
   const { control, trapText } = program;
   if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING) {
     const text = new TextEncoder().encode(message);
@@ -194,6 +198,7 @@ function endWithText(program, state, message) {
     Atomics.store(control, C_TRAP_LEN, length);
     ring(control);
   }
+  onEnd?.();
   parkForever(control);
 }
 

@@ -4,23 +4,25 @@
 // wasm code in a loop and Atomics.wait alike.
 //
 // workerData: {wasmModule, memory, plainMemory, pool, processState, execArgv}
-// It grows the pool with lib/worker-node.js workers whose runtime is
-// lib/wasi-node.js, and never returns: _start's end ends the program.
-// A plain program (pool null) runs here alone: memory is null, and
-// plainMemory is the non-shared memory it imports ({initial, maximum}) or
-// null when it defines its own.
+// It grows the pool with lib/worker-node.js workers whose runtime is the
+// program's: lib/wasi-c.js when the supervisor made a C WASI
+// (processState.program.wasiId), else lib/wasi-node.js; it never returns:
+// _start's end ends the program.
+// A plain program (pool null) runs here alone, on the same runtime: memory is
+// null, and plainMemory is the non-shared memory it imports ({initial,
+// maximum}) or null when it defines its own.
 
 import { Worker, workerData } from "node:worker_threads";
 import "./native-backend.js";
 import { bindWasiThreadPool } from "./pool-internal.js";
-import { runProgramMain } from "./wasi-node.js";
 
 // No Liftoff step here: lib/program.js compiled the guest with
 // compileWasiThreadGuest, which protected the process first.
 
 const { wasmModule, memory, plainMemory, pool, processState, execArgv } = workerData;
 const POOL_WORKER_URL = new URL("./worker-node.js", import.meta.url);
-const RUNTIME_URL = new URL("./wasi-node.js", import.meta.url).href;
+const RUNTIME_URL = new URL(processState.program.wasiId ? "./wasi-c.js" : "./wasi-node.js", import.meta.url).href;
+const { runProgramMain } = await import(RUNTIME_URL);
 
 // grow: runs inside a spawn on this thread. The new worker is this worker's
 // child; the supervisor's terminate of this worker ends it too.

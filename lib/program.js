@@ -5,7 +5,9 @@
 // The caller's thread is the supervisor: it never runs guest code and never
 // blocks. The guest's main thread runs in a worker (lib/program-worker.js),
 // its other threads on the pool's workers (lib/worker-node.js with
-// lib/wasi-node.js as their runtime). Every thread reports to the supervisor
+// lib/wasi-c.js as their runtime over the program's one C WASI, or
+// lib/wasi-node.js, node:wasi per thread, where that is not there); a plain
+// single-threaded program has no pool, only its main thread. Every thread reports to the supervisor
 // through shared words (lib/program-control.js) that the supervisor waits on
 // with Atomics.waitAsync. When the program ends (proc_exit or _start's return
 // on any thread, or a trap on any thread) the supervisor retires the pool,
@@ -38,6 +40,7 @@ import {
 } from "./program-control.js";
 import { checkProgramImports } from "./program-link.js";
 import { declarationsOf, describePlainMemory, describeProgramMemory } from "./wasm-memory.js";
+import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./program-wasi.js";
 
 const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
 const DEFAULT_POOL_CAPACITY = 1024;
@@ -260,9 +263,14 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     : null;
   const plainMemory = threaded ? null : memoryType;
   const pool = threaded ? createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation }) : null;
+  // The program's one C WASI (lib/program-wasi.js), or node:wasi per thread.
+  // Made last before the main worker: its descriptors are released at the end.
+  const unavailable = programWasiUnavailable();
+  if (unavailable) tellFallbackOnce(unavailable);
   const { control, stdinBuffer, trapText, outRing } = createProgramControl({
-    outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
+    outputRing: unavailable !== null && (opts.stdout.stream !== null || opts.stderr.stream !== null),
   });
+  const programWasi = unavailable ? null : createProgramWasiOrClose(opts, pool);
   const program = {
     pool,
     control,
@@ -274,6 +282,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     preopens: opts.preopens,
     stdoutFd: opts.stdout.fd,
     stderrFd: opts.stderr.fd,
+    wasiId: programWasi?.id ?? 0,
   };
   // Records of the ring go to their stream as they come, in order; the
   // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
@@ -285,7 +294,8 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     execArgv,
     workerData: { wasmModule, memory, plainMemory, pool, processState: { program }, execArgv },
   });
-  const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
+  // The C WASI reads stdin itself (lib/program-wasi.js feeds what is not a descriptor).
+  const feeder = programWasi ? { serve() {}, close() {} } : createStdinFeeder(opts.stdin, control, stdinBuffer);
 
   let workerFault = null;
   let workerGone = false;
@@ -325,8 +335,12 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     Atomics.notify(control, C_DOORBELL);
   }
 
+  // Calls blocked in the WASI return (and park) before the terminate.
+  programWasi?.stop();
   await stopProgram(pool, worker);
-  // Every record a thread published before it ended the program.
+  // Every byte a thread wrote before it ended the program: the output pipes
+  // to their end (C WASI), or the ring's records.
+  await programWasi?.release();
   drainOutput();
   const writeStderr = (text) => writeText(opts.stderr, text);
 
@@ -349,6 +363,18 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     return { exitCode: FAILED_EXIT_CODE };
   }
   return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
+}
+
+// The program's C WASI; if it cannot be made (a preopen), the pool made for
+// the program (none for a plain program) is closed (no worker runs yet) and
+// the error thrown.
+function createProgramWasiOrClose(opts, pool) {
+  try {
+    return createProgramWasi(opts);
+  } catch (error) {
+    if (pool !== null) terminateWasiThreadPool(pool);
+    throw error;
+  }
 }
 
 // Every thread of the program stops: no slot can be claimed or served any

@@ -1,6 +1,8 @@
-// The per-thread runtime of runWasiThreadsProgram's threads (Node only): the
-// guest's main thread (lib/program-worker.js) and every pool worker, which
-// loads this file as its `runtimeModule` (lib/worker-node.js).
+// The fallback per-thread runtime of runWasiThreadsProgram's threads (Node
+// only), used where the program's C WASI is not there (lib/wasi-c.js: no
+// addon, Windows) or WASI_THREAD_POOL_NODE_WASI=1 asks for it: the guest's
+// main thread (lib/program-worker.js) and every pool worker, which loads
+// this file as its `runtimeModule` (lib/worker-node.js).
 //
 // WASI preview1 is Node's own node:wasi (uvwasi underneath): real clocks,
 // random from the OS, args, env and preopened directories. One WASI object
@@ -25,9 +27,9 @@
 // files. Preopened directories are the same in every thread; a file opened
 // by one thread has no meaning as a number in another.
 
-import { wasiThreadPoolLastTid } from "./pool.js";
 import { writeAllSync as writeAllToFd } from "./write-sync.js";
-import { endProgram, parkForever, programEnded, readStdin, trapProgram, writeOutputRing } from "./program-control.js";
+import { endProgram, readStdin, writeOutputRing } from "./program-control.js";
+import { createProgramWorkerRuntime, programImports, programOf, runProgramMainWith } from "./program-runtime.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
@@ -61,11 +63,6 @@ const SUBCLOCKFLAGS_ABSTIME = 1;
 // A program's output may wait longer for a full pipe than a pool worker's
 // diagnostics: up to 10 s.
 const writeAllSync = (fd, bytes) => writeAllToFd(fd, bytes, 10000);
-
-function memoryImportOf(wasmModule) {
-  const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
-  return entry ? { module: entry.module, name: entry.name } : null;
-}
 
 // Gathers the bytes of an iovec array.
 function gather(memory, iovs, count) {
@@ -189,85 +186,25 @@ function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }
     return ERRNO_SUCCESS;
   };
 
-  const imports = { wasi_snapshot_preview1: own };
-  if (threadSpawn !== null) {
-    imports.wasi = {
-      "thread-spawn": (startArg) => {
-        if (programEnded(program)) parkForever(program.control);
-        return threadSpawn(startArg);
-      },
-    };
-  }
-  const memoryImport = memoryImportOf(wasmModule);
-  if (memoryImport && memory) {
-    const { module, name } = memoryImport;
-    imports[module] = { ...imports[module], [name]: memory };
-  }
-  return { imports, attachMemory };
+  return { imports: programImports({ preview1: own, program, threadSpawn, wasmModule, memory }), attachMemory };
 }
 
-function programOf(processState) {
-  const program = processState?.program;
-  if (!program || !(program.control instanceof Int32Array)) {
-    throw new TypeError("lib/wasi-node.js is the runtime of runWasiThreadsProgram: its processState has no program.");
-  }
-  return program;
-}
+const FILE = "lib/wasi-node.js";
 
-// For lib/worker-node.js (runtimeModule): {imports, instantiate(), close()},
-// as the package's own runtime. The instance it returns has a
-// wasi_thread_start that turns a trap into the end of the whole program.
+// For lib/worker-node.js (runtimeModule): lib/program-runtime.js's worker
+// runtime over this file's imports.
 export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
-  const program = programOf(processState);
+  const program = programOf(processState, FILE);
   const { imports } = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
-  return {
-    imports,
-    instantiate() {
-      let instance;
-      try {
-        instance = new WebAssembly.Instance(wasmModule, imports);
-      } catch (error) {
-        // The thread this worker was started for (its slot's last tid)
-        // cannot run: that ends the program as its trap would.
-        const tid = Number.isInteger(workerIndex) ? wasiThreadPoolLastTid(program.pool, workerIndex) : "?";
-        trapProgram(program, `thread ${tid} (instantiation)`, error);
-      }
-      const start = instance.exports.wasi_thread_start;
-      const exports = Object.assign(Object.create(null), instance.exports, {
-        wasi_thread_start(tid, startArg) {
-          if (programEnded(program)) parkForever(program.control);
-          try {
-            return start(tid, startArg);
-          } catch (error) {
-            trapProgram(program, `thread ${tid}`, error);
-          }
-        },
-      });
-      return { exports };
-    },
-    close() {},
-  };
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex });
 }
 
-// For lib/program-worker.js: instantiates the guest's main thread and runs
-// _start; its return ends the program with 0, a trap ends it as a trap.
-// Never returns.
+// For lib/program-worker.js: the guest's main thread (never returns).
 // A plain program (threadSpawn null, no shared memory): memory is its
-// imported non-shared memory, or null when it defines its own.
+// imported non-shared memory, or null when it defines its own (bound to
+// node:wasi once instantiated).
 export function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
-  const program = programOf(processState);
+  const program = programOf(processState, FILE);
   const { imports, attachMemory } = createImports({ wasmModule, memory, program, threadSpawn });
-  let instance;
-  try {
-    instance = new WebAssembly.Instance(wasmModule, imports);
-  } catch (error) {
-    trapProgram(program, "the main thread (instantiation)", error);
-  }
-  if (!memory) attachMemory(instance.exports.memory ?? new WebAssembly.Memory({ initial: 0 }));
-  try {
-    instance.exports._start();
-  } catch (error) {
-    trapProgram(program, "the main thread", error);
-  }
-  endProgram(program, 0);
+  runProgramMainWith({ wasmModule, program, imports, attachMemory: memory ? undefined : attachMemory });
 }

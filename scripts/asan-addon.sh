@@ -20,11 +20,12 @@ cc=${CC:-gcc}
   -DNAPI_VERSION=8 -I"$(dirname "$(command -v node)")/../include/node" \
   -o "$out/wasi_thread_pool.node" \
   src/binding.c src/addon_copy.c src/wtp_pool.c src/wtp_park.c \
-  src/wtp_interrupt.c src/wait_linux.c
+  src/wtp_interrupt.c src/wait_linux.c \
+  $(node -p 'JSON.parse(require("fs").readFileSync("binding.gyp", "utf8")).variables.wasi_sources.join(" ")')
 
 export WASI_THREAD_POOL_ADDON="$PWD/$out/wasi_thread_pool.node"
 export LD_PRELOAD="$("$cc" -print-file-name=libasan.so) $("$cc" -print-file-name=libubsan.so)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 node --test --test-concurrency=1 test/protocol.test.js test/protocol-threads.test.js test/bad-input.test.js test/layout.test.js \
-  test/pool-races.test.js test/binding-lifetime.test.js
+  test/pool-races.test.js test/binding-lifetime.test.js test/binding-wasi.test.js

@@ -27,6 +27,7 @@
 //   source made to the import library);
 // - NAPI_VERSION=8, -O2, hidden visibility (only napi_register_module_v1 is
 //   exported), stripped;
+// - Linux and macOS: the program WASI's sources (wasiSources);
 // - Linux: wait_linux.c, -fPIC, gnu11, a version script that exports only
 //   the module entry and wtp_addon_marker (Zig 0.11 otherwise exports all of
 //   compiler-rt from an aarch64 build that uses its outline atomics), and
@@ -67,6 +68,14 @@ const NAME = "wasi-thread-pool";
 export function coreSources(srcDir) {
   const gyp = JSON.parse(readFileSync(join(srcDir, "binding.gyp"), "utf8"));
   return gyp.targets[0].sources;
+}
+
+// The program WASI's sources (src/node/binding_wasi.c and src/wasi/):
+// binding.gyp's variable wasi_sources, which its Linux and macOS conditions
+// add; Windows builds without them (the runner falls back to node:wasi).
+export function wasiSources(srcDir) {
+  const gyp = JSON.parse(readFileSync(join(srcDir, "binding.gyp"), "utf8"));
+  return gyp.variables?.wasi_sources ?? [];
 }
 const COMMON = ["-O2", "-Wall", "-Wextra", "-DNAPI_VERSION=8"];
 const LINUX = ["-fPIC", "-std=gnu11", "-fvisibility=hidden", "-Wl,--version-script=exports.map", "-Wl,--gc-sections"];
@@ -293,7 +302,8 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
   try {
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
     writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
-    const sources = [...coreSources(existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT), `src/${target.wait}`];
+    const gypDir = existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT;
+    const sources = [...coreSources(gypDir), `src/${target.wait}`, ...(target.windows ? [] : wasiSources(gypDir))];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {
       log(`${command} ${args.join(" ")}`);
@@ -306,7 +316,12 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
       // compiler-rt.
       const ld64 = ld64Path();
       if (!ld64) throw new Error("ld64.lld not found: install Debian's lld (scripts/setup-debian.sh) or set WTP_LD64");
-      const objects = sources.map((s) => s.replace(/^src\//, "").replace(/\.c$/, ".o"));
+      const objects = sources.map((s) =>
+        s
+          .replace(/^src\//, "")
+          .replaceAll("/", "_")
+          .replace(/\.c$/, ".o"),
+      );
       sources.forEach((s, i) => step(zig, ["cc", ...cflags, "-g0", "-c", s, "-o", objects[i]]));
       const libSystem = join(dirname(zig), "lib", "libc", "darwin", "libSystem.11.tbd");
       step(ld64, [

@@ -1,6 +1,7 @@
 // The C files' formatting (.clang-format): `node scripts/format-c.js --check`
 // (run by npm test) fails, listing the files, if clang-format would change any
-// C file of src/, test/c, test/fuzz, bench/c or bench/guest; without --check it formats
+// C file of src/, test/c, test/fuzz, test/wasi-c, bench/c, bench/guest or
+// test/wasi-programs (the WASI behaviour programs); without --check it formats
 // them in place. CLANG_FORMAT names another binary (default: clang-format on
 // PATH; the style is written for clang-format 14).
 
@@ -13,7 +14,20 @@ const binary = process.env.CLANG_FORMAT || "clang-format";
 
 const listed = spawnSync(
   "git",
-  ["ls-files", "--cached", "--others", "--exclude-standard", "--", "src", "test/c", "test/fuzz", "bench/c", "bench/guest"],
+  [
+    "ls-files",
+    "--cached",
+    "--others",
+    "--exclude-standard",
+    "--",
+    "src",
+    "test/c",
+    "test/fuzz",
+    "test/wasi-c",
+    "bench/c",
+    "bench/guest",
+    "test/wasi-programs",
+  ],
   { cwd: root, encoding: "utf8" },
 );
 if (listed.status !== 0) {

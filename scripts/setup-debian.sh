@@ -14,8 +14,15 @@
 #                             arm64 Node in (scripts/qemu-arm64.sh)
 #   musl-tools                the C tests on musl (scripts/musl-c.sh)
 #   wine64                    win32-x64 under Wine (scripts/wine-win64.sh)
-#   clang-19 lld-19           C programs for ../shared/wasi-threads-sysroot
-#   libclang-rt-19-dev-wasm32 (test/program-plain.test.js; clang-14 cannot link them)
+#   clang-19 lld-19           C programs for ../shared/wasi-threads-sysroot: the WASI
+#                             programs in C with pthreads (test/wasi-programs,
+#                             scripts/build-wasi-programs.sh) and the plain ones
+#                             (test/program-plain.test.js); clang-14 cannot link them
+#                             (../shared/wasi-threads-sysroot/README.md)
+#   llvm-19                   llvm-ar and the tools clang-19's wasm link calls
+#   libclang-rt-19-dev-wasm32 compiler-rt's builtins for wasm32, which that link needs
+#   zstd                      the system's zstd, to check zstd.wasm's output
+#                             (test/program-wasi-real.test.js; gzip is in the base system)
 #   rustc-web cargo-web       Rust 1.96 and its std's source, to build the
 #   rust-web-src              wasm32-wasip1-threads crate of the cargo runner test
 #                             offline with -Zbuild-std (test/cargo-runner.test.js)
@@ -26,7 +33,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools wine64
-  clang-19 lld-19 libclang-rt-19-dev-wasm32 rustc-web cargo-web rust-web-src)
+  clang-19 lld-19 llvm-19 libclang-rt-19-dev-wasm32 zstd rustc-web cargo-web rust-web-src)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -2,15 +2,19 @@
 // that one run shows every failure; exits non-zero if any step failed.
 //
 //   0. the addon, built from source; the C files' formatting (clang-format)
-//   1. make check in test/c, test/model and test/fuzz (C core, protocol
+//   1. make check in test/c, test/model, test/fuzz and test/wasi-c (C core, protocol
 //      model, bounded fuzzing), where the folder has a Makefile
 //   2. the linter and the formatter (eslint ., prettier --check .: see
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
 //      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; the guest builds (C, Zig), if their scripts exist; and the
-//      cargo crate of the cargo runner test (scripts/build-cargo-crate.js)
-//   3. node --test over test/*.test.js (last, so its summary closes the run)
+//      serves; the guest builds (C, Zig, the WASI programs of
+//      test/wasi-programs), if their scripts exist; and the cargo crate of
+//      the cargo runner test (scripts/build-cargo-crate.js)
+//   3. the runner's suites once more on its node:wasi fallback
+//      (WASI_THREAD_POOL_NODE_WASI=1), where the addon's C WASI serves the
+//      main run (Linux, macOS)
+//   4. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -20,10 +24,10 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const failed = [];
 
-function step(name, command, args) {
+function step(name, command, args, env = {}) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { cwd: root, stdio: "inherit" });
+  const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const ok = result.status === 0;
   console.log(`=== ${name}: ${ok ? "ok" : "FAILED"} in ${seconds} s`);
@@ -36,7 +40,7 @@ function step(name, command, args) {
 step("addon build", process.execPath, ["scripts/install.js", "--force"]);
 step("C formatting", process.execPath, ["scripts/format-c.js", "--check"]);
 
-for (const dir of ["test/c", "test/model", "test/fuzz"]) {
+for (const dir of ["test/c", "test/model", "test/fuzz", "test/wasi-c"]) {
   if (existsSync(join(root, dir, "Makefile"))) step(dir, "make", ["-C", dir, "check"]);
 }
 step("lint", process.execPath, ["node_modules/eslint/bin/eslint.js", "."]);
@@ -46,8 +50,20 @@ if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scrip
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
+if (existsSync(join(root, "scripts/build-wasi-programs.sh"))) {
+  step("WASI programs build", "sh", ["scripts/build-wasi-programs.sh"]);
+}
 // The cargo crate of test/cargo-runner.test.js (std from source: about a minute the first time).
 step("cargo crate build", process.execPath, ["scripts/build-cargo-crate.js"]);
+
+if (process.platform === "linux" || process.platform === "darwin") {
+  const runnerSuites = ["program", "program-ring", "program-zig", "program-reactor", "program-plain", "program-exit"].map(
+    (name) => `test/${name}.test.js`,
+  );
+  step("runner on node:wasi", process.execPath, ["--test", "--test-concurrency=1", ...runnerSuites], {
+    WASI_THREAD_POOL_NODE_WASI: "1",
+  });
+}
 
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))

@@ -69,39 +69,18 @@
 #include <node_api.h>
 
 #include "addon_copy.h"
+#include "node/napi_util.h"
 #include "wtp.h"
 #include "wtp_park.h"
 
-/* ## Errors
- *
- * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and
- * returns NULL from the calling function (a JS exception is then pending);
- * WTP_NAPI_CALL_OR returns `failed` instead. A call that failed because
- * JavaScript already threw leaves that exception in place. */
-#define WTP_NAPI_CALL_OR(env, call, failed)          \
-  do {                                               \
-    napi_status wtp_status_ = (call);                \
-    if (wtp_status_ != napi_ok) {                    \
-      throw_napi_failure((env), #call, wtp_status_); \
-      return (failed);                               \
-    }                                                \
-  } while (0)
-#define WTP_NAPI_CALL(env, call) WTP_NAPI_CALL_OR(env, call, NULL)
+/* The program's C WASI (src/wasi/) is built on Linux and macOS only. */
+#if defined(__linux__) || defined(__APPLE__)
+#define WTP_HAVE_WASI 1
+#include "node/binding_wasi.h"
+#endif
 
-static void throw_napi_failure(napi_env env, const char* call,
-                               napi_status status) {
-  bool pending = false;
-  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) return;
-  const napi_extended_error_info* info = NULL;
-  napi_get_last_error_info(env, &info);
-  char message[256];
-  snprintf(message, sizeof(message), "wasi-thread-pool: %s failed: %s (%d)",
-           call,
-           info != NULL && info->error_message != NULL ? info->error_message
-                                                       : "unknown error",
-           (int)status);
-  napi_throw_error(env, NULL, message);
-}
+/* ## Errors: WTP_NAPI_CALL and WTP_NAPI_CALL_OR (src/node/napi_util.h) name
+ * the failing Node-API call in the thrown error. */
 
 /* Argument errors are TypeError (wrong kind of value) or RangeError (right
  * kind, out of range); both name the argument. They return NULL so that a
@@ -1141,5 +1120,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
                          sizeof(internals) / sizeof(internals[0]), internals));
   WTP_NAPI_CALL(env,
                 napi_set_named_property(env, exports, "internal", internal));
+#ifdef WTP_HAVE_WASI
+  if (wtp__binding_wasi_init(env, exports) == NULL) return NULL;
+#endif
   return exports;
 }

@@ -63,7 +63,7 @@ const ALLOWED = [
   /^lib\/[^/]+\.(?:js|mjs)$/,
   /^bin\/[^/]+\.js$/,
   /^dist\/[^/]+\.mjs$/,
-  /^src\/[^/]+\.[ch]$/,
+  /^src\/(?:node\/|wasi\/)?[^/]+\.[ch]$/, // the core, the program's C WASI and their Node-API glue
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
   /^types\/[^/]+\.d\.ts$/,
 ];

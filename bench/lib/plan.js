@@ -36,6 +36,14 @@ export const PEER_VARIANTS = [
   { id: "sdk", label: "package, SDK config (JS + fresh)", impl: "js", params: { host: "package", freshInstances: true } },
 ];
 
+// The program's WASI (src/wasi/) against node:wasi, which the runner falls
+// back to (forced with WASI_THREAD_POOL_NODE_WASI=1): no pool implementation
+// of their own (the pool default runs the programs).
+export const WASI_VARIANTS = [
+  { id: "node-wasi", label: "node:wasi (the runner's fallback)", params: { host: "node" } },
+  { id: "c-wasi", label: "the program's C WASI", params: { host: "c" } },
+];
+
 export function buildPlan({ quick }) {
   const Q = (full, q) => (quick ? q : full);
   const plan = [
@@ -646,6 +654,64 @@ export function buildPlan({ quick }) {
     ],
     timeoutMs: 60000,
   });
+  plan.push(
+    {
+      id: "wasi-calls",
+      group: "10. The program's WASI",
+      title: Q(
+        "one call in a loop of 20,000 (clock_time_get 200,000) on the guest's thread, ns per call: C WASI vs node:wasi",
+        "one call in a loop of 2,000",
+      ),
+      kind: "pool",
+      script: "wasi-calls.js",
+      reps: Q(3, 1),
+      params: { n: Q(20000, 2000), rounds: Q(5, 2) },
+      variants: WASI_VARIANTS,
+      baseline: "node-wasi",
+      metrics: [
+        { key: "fdWrite4kNs", stat: "value", label: "fd_write 4 KiB to a file", unit: "ns", better: "lower", digits: 0 },
+        { key: "fdRead4kNs", stat: "value", label: "fd_read 4 KiB from a file", unit: "ns", better: "lower", digits: 0 },
+        { key: "openCloseNs", stat: "value", label: "path_open + fd_close", unit: "ns", better: "lower", digits: 0 },
+        { key: "clockNs", stat: "value", label: "clock_time_get(MONOTONIC)", unit: "ns", better: "lower", digits: 0 },
+      ],
+      timeoutMs: 120000,
+    },
+    {
+      id: "wasi-programs",
+      group: "10. The program's WASI",
+      title: Q(
+        "pigz -p 2 and zstd -T2 on 8 MiB of text (../shared/real-programs), wall time of the call; file to file only on the C WASI",
+        "pigz and zstd on 1 MiB",
+      ),
+      kind: "pool",
+      script: "wasi-programs.js",
+      reps: Q(3, 1),
+      params: { mib: Q(8, 1) },
+      variants: WASI_VARIANTS,
+      baseline: "node-wasi",
+      metrics: [
+        { key: "pigzStdioMs", stat: "value", label: "pigz -p 2 -c, stdin to stdout", unit: "ms", better: "lower", digits: 0 },
+        { key: "zstdStdioMs", stat: "value", label: "zstd -T2 -c, stdin to stdout", unit: "ms", better: "lower", digits: 0 },
+        {
+          key: "pigzFileMs",
+          stat: "value",
+          label: "pigz -p 2 -k FILE (fails on node:wasi)",
+          unit: "ms",
+          better: "lower",
+          digits: 0,
+        },
+        {
+          key: "zstdFileMs",
+          stat: "value",
+          label: "zstd -T2 FILE -o OUT (fails on node:wasi)",
+          unit: "ms",
+          better: "lower",
+          digits: 0,
+        },
+      ],
+      timeoutMs: 300000,
+    },
+  );
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

@@ -1,11 +1,15 @@
 /* wasi_imports.c: the import table the binding builds a thread's
  * wasi_snapshot_preview1 object from (wtp_wasi.h). Parameter letters follow
  * the preview1 witx signatures: 'i' i32, 'I' i64. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <string.h>
 
 #include "wasi_internal.h"
 
-#define ENTRY(name, params) {#name, params, wtp__wasi_##name}
+#define ENTRY(name, params) \
+  { #name, params, wtp__wasi_##name }
 
 const wtp_wasi_import wtp_wasi_imports[] = {
     ENTRY(args_get, "ii"),
@@ -57,7 +61,8 @@ const wtp_wasi_import wtp_wasi_imports[] = {
 };
 
 const wtp_wasi_import *wtp_wasi_find_import(const char *name) {
-  for (const wtp_wasi_import *import = wtp_wasi_imports; import->name != NULL; import++) {
+  for (const wtp_wasi_import *import = wtp_wasi_imports; import->name != NULL;
+       import++) {
     if (strcmp(import->name, name) == 0) return import;
   }
   return NULL;

@@ -7,6 +7,12 @@
  *   wasi_path.c     the sandbox: resolving a guest path beneath a preopen
  *   wasi_path_calls.c  path_* calls and fd_readdir
  *   wasi_imports.c  the import table (wtp_wasi_imports)
+ *
+ * Also: wasi_errno.h (the preview1 constants), wasi_table.h (struct wtp_wasi
+ * and the entry, for the table, fd, poll and misc files only).
+ *
+ * Changes since the first version of this contract: the readdir state
+ * accessor's free_state is an input (see below); nothing renamed.
  */
 #ifndef WTP_WASI_INTERNAL_H
 #define WTP_WASI_INTERNAL_H
@@ -30,7 +36,8 @@ uint32_t wtp__wasi_fd_get(wtp_wasi *wasi, uint32_t fd, wtp__wasi_entry **out);
 void wtp__wasi_fd_put(wtp__wasi_entry *entry);
 /* Adds host_fd to the table at the lowest free number and stores it in
  * *fd_out. Takes ownership of host_fd: on failure it is closed. */
-uint32_t wtp__wasi_fd_add(wtp_wasi *wasi, int host_fd, uint8_t filetype, uint16_t fdflags, uint64_t rights_base,
+uint32_t wtp__wasi_fd_add(wtp_wasi *wasi, int host_fd, uint8_t filetype,
+                          uint16_t fdflags, uint64_t rights_base,
                           uint64_t rights_inheriting, uint32_t *fd_out);
 
 /* An entry's fields the path layer reads (immutable after the entry is made). */
@@ -39,9 +46,12 @@ uint8_t wtp__wasi_entry_filetype(const wtp__wasi_entry *entry);
 /* The guest name of a preopened directory, or NULL. */
 const char *wtp__wasi_entry_preopen(const wtp__wasi_entry *entry);
 /* fd_readdir's per-descriptor state (wasi_path_calls.c owns its contents):
- * a slot the table frees with free_state when the entry goes. The caller
- * serialises on the entry's lock (wtp__wasi_entry_lock/unlock). */
-void **wtp__wasi_entry_readdir_state(wtp__wasi_entry *entry, void (**free_state)(void *));
+ * returns the address of the entry's state slot (NULL at first). If
+ * free_state is not NULL and *free_state is a function, the table records it
+ * and calls it on the slot's value when the entry goes (its last reference).
+ * The caller serialises on the entry's lock (wtp__wasi_entry_lock/unlock). */
+void **wtp__wasi_entry_readdir_state(wtp__wasi_entry *entry,
+                                     void (**free_state)(void *));
 void wtp__wasi_entry_lock(wtp__wasi_entry *entry);
 void wtp__wasi_entry_unlock(wtp__wasi_entry *entry);
 
@@ -53,26 +63,34 @@ uint8_t wtp__wasi_filetype(mode_t mode);
 void wtp__wasi_write_filestat(uint8_t *dst, const struct stat *st);
 
 /* Guest memory: 1 if [ptr, ptr + len) lies inside memory (no overflow). */
-static inline int wtp__wasi_range_ok(const wtp_wasi_memory *memory, uint64_t ptr, uint64_t len) {
+static inline int wtp__wasi_range_ok(const wtp_wasi_memory *memory,
+                                     uint64_t ptr, uint64_t len) {
   return ptr <= memory->size && len <= memory->size - ptr;
 }
 /* Little-endian loads and stores of guest words (callers checked the range). */
-static inline uint32_t wtp__wasi_load32(const wtp_wasi_memory *m, uint64_t ptr) {
+static inline uint32_t wtp__wasi_load32(const wtp_wasi_memory *m,
+                                        uint64_t ptr) {
   const uint8_t *p = m->base + ptr;
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
 }
-static inline void wtp__wasi_store32(const wtp_wasi_memory *m, uint64_t ptr, uint32_t v) {
+static inline void wtp__wasi_store32(const wtp_wasi_memory *m, uint64_t ptr,
+                                     uint32_t v) {
   uint8_t *p = m->base + ptr;
-  p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+  p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+  p[3] = (uint8_t)(v >> 24);
 }
-static inline void wtp__wasi_store64(const wtp_wasi_memory *m, uint64_t ptr, uint64_t v) {
+static inline void wtp__wasi_store64(const wtp_wasi_memory *m, uint64_t ptr,
+                                     uint64_t v) {
   wtp__wasi_store32(m, ptr, (uint32_t)v);
   wtp__wasi_store32(m, ptr + 4, (uint32_t)(v >> 32));
 }
 
 /* The calls. Each has the wtp_wasi_call_fn signature; args as documented in
  * wtp_wasi.h. Listed by the file that defines them. */
-#define WTP__WASI_CALL(name) uint32_t wtp__wasi_##name(wtp_wasi *wasi, const wtp_wasi_memory *memory, const uint64_t *args)
+#define WTP__WASI_CALL(name)                                               \
+  uint32_t wtp__wasi_##name(wtp_wasi *wasi, const wtp_wasi_memory *memory, \
+                            const uint64_t *args)
 
 /* wasi_misc.c */
 WTP__WASI_CALL(args_get);

@@ -80,7 +80,8 @@ typedef struct wtp_wasi_config {
 /* Makes a program's WASI. Returns 0 and sets *out (one reference, owned by
  * the caller), or returns a host errno and writes a message naming what
  * failed (a preopen that is not a directory, ...) into error. */
-int wtp_wasi_create(const wtp_wasi_config *config, wtp_wasi **out, char *error, size_t error_size);
+int wtp_wasi_create(const wtp_wasi_config *config, wtp_wasi **out, char *error,
+                    size_t error_size);
 
 /* References: every thread that calls into the WASI holds one. The last
  * release closes every descriptor of the table and frees the WASI. */
@@ -98,7 +99,9 @@ int wtp_wasi_stopped(const wtp_wasi *wasi);
  * args: the call's parameters in order, as the guest passed them: an i32 is
  * zero-extended (a guest pointer or length is unsigned), an i64 as is.
  * Returns a WASI errno (0 .. 76) or WTP_WASI_STOPPED. */
-typedef uint32_t (*wtp_wasi_call_fn)(wtp_wasi *wasi, const wtp_wasi_memory *memory, const uint64_t *args);
+typedef uint32_t (*wtp_wasi_call_fn)(wtp_wasi *wasi,
+                                     const wtp_wasi_memory *memory,
+                                     const uint64_t *args);
 
 typedef struct wtp_wasi_import {
   const char *name;   /* the wasi_snapshot_preview1 import name */

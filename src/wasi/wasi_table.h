@@ -1,0 +1,100 @@
+/* wasi_table.h: the program's WASI object and its fd table entries, for the
+ * files that implement the calls on descriptors (wasi_table.c, wasi_fd.c,
+ * wasi_poll.c, wasi_misc.c). The path layer uses the accessors of
+ * wasi_internal.h instead. The locking is documented in wasi_table.c. */
+#ifndef WTP_WASI_TABLE_H
+#define WTP_WASI_TABLE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasi_internal.h"
+
+/* How a descriptor's reads and writes reach the OS (wasi_fd.c, wasi_poll.c). */
+enum wasi_io_kind {
+  /* Regular file, directory, block device: never waits; read/write as is. */
+  WASI_IO_FILE = 0,
+  /* A pipe, FIFO, terminal or socket with a description of our own marked
+   * O_NONBLOCK (io_fd): EAGAIN, then poll() with the stop's wake-up fd. */
+  WASI_IO_NONBLOCKING = 1,
+  /* A socket shared with the host process: recv/send with MSG_DONTWAIT. */
+  WASI_IO_SOCKET = 2,
+  /* A pipe, FIFO or terminal shared with other processes whose description
+   * we could neither reopen nor mark non-blocking (not Linux, or the reopen
+   * failed): poll() first, then one blocking read, or a write of at most
+   * PIPE_BUF bytes; the entry's lock serialises the program's threads. The
+   * residual case: another process takes the data between the poll and the
+   * read (see wasi_poll.c). */
+  WASI_IO_SHARED_BLOCKING = 3,
+};
+
+struct wtp__wasi_entry {
+  /* References: the slot that holds the entry (one), plus one per call in
+   * flight. Taken only by wtp__wasi_fd_get's compare-and-swap from a
+   * non-zero count; the put that takes it to zero closes the descriptors and
+   * recycles the entry (wasi_table.c, "The table"). */
+  atomic_uint refs;
+  /* Immutable while the entry is referenced (written before it is
+   * published in a slot, read after). */
+  int host_fd; /* the program's descriptor; owned */
+  int io_fd; /* reads and writes go here: host_fd, or a private reopen (owned) */
+  uint8_t filetype; /* WASI filetype */
+  uint8_t io_kind;  /* enum wasi_io_kind */
+  uint64_t rights_base, rights_inheriting;
+  char *preopen; /* the guest name of a preopened directory, or NULL */
+  /* The guest's fdflags: APPEND mirrors the description; NONBLOCK, DSYNC,
+   * RSYNC and SYNC are emulated (wasi_fd.c). Any thread may change them
+   * (fd_fdstat_set_flags): relaxed loads and stores, a single word. */
+  atomic_ushort fdflags;
+  /* Serialises fd_readdir's state (the path layer) and the reads and
+   * writes of a WASI_IO_SHARED_BLOCKING descriptor. Never held across a
+   * wait the stop cannot end. */
+  pthread_mutex_t lock;
+  void *readdir_state;
+  void (*free_readdir_state)(void *);
+  struct wtp_wasi *wasi;       /* the owner (for recycling) */
+  wtp__wasi_entry *next_free;  /* the table's free list (under table_lock) */
+  wtp__wasi_entry *next_entry; /* every entry ever made (under table_lock) */
+};
+
+#define WASI_FD_CHUNK 64u
+#define WASI_FD_CHUNKS 1024u
+#define WASI_FD_MAX (WASI_FD_CHUNK * WASI_FD_CHUNKS)
+
+typedef _Atomic(wtp__wasi_entry *) wasi_slot;
+
+struct wtp_wasi {
+  atomic_uint refs;
+  /* The stop: set once (0 -> 1, seq_cst) by wtp_wasi_stop, which then makes
+   * wake_fd readable for good; a waiter polls wake_fd with its descriptor
+   * and checks stopped before every wait (wasi_poll.c). */
+  atomic_int stopped;
+  int wake_fd;       /* eventfd (Linux) or a pipe's read end, never read */
+  int wake_write_fd; /* what the stop writes: wake_fd itself for an eventfd */
+  /* The table (wasi_table.c, "The table"). */
+  pthread_mutex_t table_lock;
+  _Atomic(wasi_slot *) chunks[WASI_FD_CHUNKS];
+  wtp__wasi_entry *free_entries; /* under table_lock */
+  wtp__wasi_entry *all_entries;  /* under table_lock */
+  /* Immutable after create: args and environment, each a blob of
+   * NUL-terminated strings and the offset of each in the blob. */
+  char *args_blob, *env_blob;
+  uint32_t *args_offsets, *env_offsets;
+  uint32_t args_count, env_count;
+  uint32_t args_size, env_size;
+};
+
+/* wasi_table.c: fd_close's and fd_renumber's table changes (EBADF if an fd
+ * is not open). Renumber replaces `to` and removes `from` in one critical
+ * section of table_lock; `to`'s old entry loses the slot's reference. */
+uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd);
+uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to);
+
+/* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
+ * peer hung up or failed (0: the caller retries its call and gets the
+ * outcome), or the program stops (WTP_WASI_STOPPED). Never a timeout. */
+uint32_t wtp__wasi_wait_fd(wtp_wasi *wasi, int fd, short events);
+
+#endif /* WTP_WASI_TABLE_H */
