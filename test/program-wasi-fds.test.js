@@ -81,7 +81,7 @@ describe("the CLI", { skip }, () => {
     const { runChild, CLI, programPath } = await import("./support/wasi-programs.js");
     const data = tempDir("wtp-wasi-fds-cli-");
     try {
-      const r = await runChild(process.execPath, [CLI, "run", "--dir", `/data::${data.dir}`, programPath("fds"), "--", "share"]);
+      const r = await runChild(process.execPath, [CLI, "run", "--dir", `${data.dir}::/data`, programPath("fds"), "share"]);
       assert.equal(r.code, 0, describeRun(r));
       assert.equal(readFileSync(join(data.dir, "a.txt"), "utf8"), "written by another thread\n");
       assert.equal(readFileSync(join(data.dir, "decoy.txt"), "utf8"), "");

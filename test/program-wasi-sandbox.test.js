@@ -107,9 +107,8 @@ describe("the sandbox through the CLI", { skip }, () => {
         CLI,
         "run",
         "--dir",
-        `/sandbox::${tree.sandbox}`,
+        `${tree.sandbox}::/sandbox`,
         programPath("sandbox"),
-        "--",
         tree.outside,
       ]);
       assertSandboxHeld(r, tree, before);
