@@ -340,3 +340,40 @@ describe("the program WASI's binding", { skip: HAS_WASI ? false : "no C WASI in 
     assert.equal(text, "from a worker\n");
   });
 });
+
+// The runner's link check (lib/program-link.js) accepts a preview1 import
+// exactly when the program's WASI can serve it: the C WASI's import object is
+// the check's table less proc_exit (which the runner's JS provides), and each
+// import takes the table's parameters (an i64 a BigInt, an i32 a Number; one
+// of the other kind, or one fewer, throws). Every call here is on a bad fd or
+// out of a one-page memory, so each returns an errno at once.
+describe("the link check and the C WASI", { skip: HAS_WASI ? false : "no C WASI in this addon (Windows, or no addon)" }, () => {
+  it("provide the same preview1 functions with the same parameter types", async () => {
+    const { PREVIEW1_SIGNATURES } = await import("../lib/program-link.js");
+    const id = binding.wasiCreate({ stdio: [-1, -1, -1] });
+    const wasi = binding.wasiImports(id, new WebAssembly.Memory({ initial: 1 }), () => {
+      throw new Error("stopped");
+    });
+    try {
+      const expected = Object.keys(PREVIEW1_SIGNATURES).filter((name) => name !== "proc_exit");
+      assert.deepEqual(Object.keys(wasi).sort(), expected.sort());
+      const BAD = 0xffff; // no fd, and a range past the page's end
+      const argsOf = (params) => params.map((type) => (type === "i64" ? 0n : BAD));
+      for (const name of expected) {
+        const { params } = PREVIEW1_SIGNATURES[name];
+        assert.equal(typeof wasi[name](...argsOf(params)), "number", name);
+        params.forEach((type, i) => {
+          const wrong = argsOf(params);
+          wrong[i] = type === "i64" ? BAD : 0n;
+          assert.throws(() => wasi[name](...wrong), { name: "TypeError", message: /must be a/ }, `${name} argument ${i}`);
+        });
+        if (params.length > 0) {
+          assert.throws(() => wasi[name](...argsOf(params).slice(0, -1)), { name: "TypeError" }, `${name} one argument short`);
+        }
+      }
+    } finally {
+      binding.wasiDetach(wasi);
+      binding.wasiRelease(id);
+    }
+  });
+});
