@@ -338,10 +338,16 @@ static uint32_t seek(wtp_wasi *wasi, uint32_t fd, int64_t offset, int whence,
   wtp__wasi_entry *entry;
   uint32_t err = wtp__wasi_fd_get(wasi, fd, &entry);
   if (err != WASI_ESUCCESS) return err;
-  off_t at = entry->io_kind == WASI_IO_FILE
-                 ? lseek(entry->host_fd, (off_t)offset, whence)
-                 : -1;
-  if (entry->io_kind != WASI_IO_FILE) errno = ESPIPE;
+  off_t at = -1;
+  if (entry->filetype == WASI_FILETYPE_DIRECTORY) {
+    /* A directory's position belongs to fd_readdir's cookies: wasmtime
+     * answers EBADF, as the wasi-testsuite expects. */
+    errno = EBADF;
+  } else if (entry->io_kind != WASI_IO_FILE) {
+    errno = ESPIPE;
+  } else {
+    at = lseek(entry->host_fd, (off_t)offset, whence);
+  }
   err = at < 0 ? wtp__wasi_errno(errno) : WASI_ESUCCESS;
   wtp__wasi_fd_put(entry);
   *position = (uint64_t)at;

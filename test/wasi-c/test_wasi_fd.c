@@ -516,6 +516,10 @@ static void test_file_calls(void) {
   CHECK_EQ(
       CALL(wasi, &m, "fd_seek", fd, (uint64_t)-100, WASI_WHENCE_SET, RESULT),
       WASI_EINVAL);
+  /* A directory has no offset to move or tell (wasmtime: EBADF). */
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", 3, 0, WASI_WHENCE_CUR, RESULT),
+           WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_tell", 3, RESULT), WASI_EBADF);
   /* Size, times, stat, allocate, sync, advise. */
   CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_size", fd, 3), 0);
   CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, RESULT), 0);
