@@ -5,7 +5,9 @@
 // of a trap in some thread's instantiation.
 //
 // The runner provides:
-//   - wasi_snapshot_preview1: the functions of PREVIEW1_SIGNATURES;
+//   - wasi_snapshot_preview1: the functions of PREVIEW1_SIGNATURES (the C
+//     WASI's import table, src/wasi/wasi_imports.c, plus proc_exit: the same
+//     names and parameter kinds, test/binding-wasi.test.js);
 //   - wasi "thread-spawn" (i32) -> i32, to a wasi-threads program;
 //   - one memory, under whatever name the module imports it
 //     (lib/wasm-memory.js checks its type).
