@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -114,6 +114,45 @@ describe("a plain WASI program in WAT (its own memory, no thread-spawn)", () => 
     assert.equal(empty.code, 0, empty.stderr);
   });
 });
+
+// A plain program runs on the program's C WASI as a threaded one does, with
+// either kind of memory (its own, attached once instantiated; an imported
+// non-shared one, attached at once): a symbolic link out of the preopen is
+// not followed there (node:wasi follows it and opens the file: exit 0).
+const cWasiServes = (process.platform === "linux" || process.platform === "darwin") && !process.env.WASI_THREAD_POOL_NODE_WASI;
+describe(
+  "a plain WASI program on the program's C WASI",
+  { skip: cWasiServes ? false : "the C WASI does not serve this run" },
+  () => {
+    const escapeSource = (ownMemory) => `(module
+    ${ownMemory ? "" : '(import "a" "mem" (memory 1 2))'}
+    (import "wasi_snapshot_preview1" "path_open"
+      (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+    (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+    ${ownMemory ? '(memory (export "memory") 1 2)' : ""}
+    (data (i32.const 16) "out/secret.txt")
+    (func (export "_start")
+      ;; memory.grow first: a non-shared memory's buffer moves
+      (drop (memory.grow (i32.const 1)))
+      (call $exit (call $path_open (i32.const 3) (i32.const 1) (i32.const 16) (i32.const 14) (i32.const 0)
+        (i64.const 2) (i64.const 0) (i32.const 0) (i32.const 96)))))`;
+    for (const ownMemory of [true, false]) {
+      test(`a symbolic link out of the preopen is refused (EPERM, 63): ${ownMemory ? "its own memory" : "an imported one"}`, async () => {
+        const outside = mkdtempSync(join(tmpdir(), "wtp-plain-outside-"));
+        const sandbox = mkdtempSync(join(tmpdir(), "wtp-plain-sandbox-"));
+        try {
+          writeFileSync(join(outside, "secret.txt"), "outside\n");
+          symlinkSync(outside, join(sandbox, "out"));
+          const r = await cli(["--dir", `${sandbox}::/data`, wasmFile(await watToBytes(escapeSource(ownMemory)))]);
+          assert.equal(r.code, 63, r.stderr);
+        } finally {
+          rmSync(outside, { recursive: true, force: true });
+          rmSync(sandbox, { recursive: true, force: true });
+        }
+      });
+    }
+  },
+);
 
 const toolsMissing = [CLANG, SYSROOT].filter((path) => !existsSync(path));
 const skip =
