@@ -1,0 +1,119 @@
+// Spawning as a process expects (docs/runner.md, "Threads and workers"): in a
+// program run by the runner, pthread_create fails with EAGAIN only when the
+// program already has its limit of threads alive (maxThreads, --max-threads),
+// never because a worker is starting or finishing. The guest is C with
+// pthreads (guest/spawn/spawn.c, built by scripts/build-c-guests.sh with
+// clang-19 and ../shared/wasi-threads-sysroot); it counts its own threads.
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { Writable } from "node:stream";
+import { before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { runWasiThreadsProgram } from "../lib/index.js";
+import { IMPLEMENTATIONS } from "./support/impls.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
+const WASM = fileURLToPath(new URL("../guest/out/spawn.wasm", import.meta.url));
+const CLANG19 = "/usr/lib/llvm-19/bin/clang";
+const SYSROOT = fileURLToPath(new URL("../../shared/wasi-threads-sysroot", import.meta.url));
+// A hang (a spawn that waits for ever) is what the bound catches.
+const BOUND_MS = 120_000;
+
+const skip =
+  existsSync(WASM) || (existsSync(CLANG19) && existsSync(SYSROOT))
+    ? false
+    : `no clang-19 (${CLANG19}) or no ../shared/wasi-threads-sysroot to build guest/out/spawn.wasm`;
+
+function cli(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stdout}\n${stderr}`));
+    }, BOUND_MS);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function collector() {
+  const chunks = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  stream.text = () => Buffer.concat(chunks).toString();
+  return stream;
+}
+
+describe("spawning in a program run by the runner", { skip }, () => {
+  before(() => {
+    if (!existsSync(WASM)) execFileSync("sh", ["scripts/build-c-guests.sh"], { cwd: ROOT, stdio: "inherit" });
+  });
+
+  for (const implementation of IMPLEMENTATIONS) {
+    test(`a burst of 2,000 short threads on 4 workers: every thread runs (${implementation} pool)`, async () => {
+      const r = await cli(["run", "--pool", "4", "--implementation", implementation, WASM, "burst", "2000"]);
+      assert.equal(r.stdout, "burst: ran 2000 of 2000, EAGAIN 0, other 0\n", r.stderr);
+      assert.equal(r.code, 0, r.stderr);
+    });
+
+    test(`--max-threads 3: a fourth thread alive is EAGAIN, and a create after a join succeeds (${implementation} pool)`, async () => {
+      const r = await cli(["run", "--max-threads", "3", "--implementation", implementation, WASM, "limit", "3"]);
+      assert.equal(
+        r.stdout,
+        "limit: 3 threads alive\nlimit: create 4: Resource temporarily unavailable\n" +
+          "limit: after a join, create: ok\nlimit: done\n",
+        r.stderr,
+      );
+      assert.equal(r.code, 0, r.stderr);
+    });
+
+    test(`maxThreads: the limit holds with more workers than threads, and with fewer (${implementation} pool)`, async () => {
+      const bytes = await import("node:fs").then((fs) => fs.readFileSync(WASM));
+      for (const poolSize of [2, 16]) {
+        const stdout = collector();
+        const { exitCode } = await runWasiThreadsProgram(bytes, {
+          args: ["spawn", "limit", "2"],
+          maxThreads: 2,
+          poolSize,
+          implementation,
+          stdout,
+          stdin: null,
+        });
+        assert.equal(exitCode, 0, `poolSize ${poolSize}: ${stdout.text()}`);
+        assert.match(stdout.text(), /create 3: Resource temporarily unavailable\n/);
+      }
+    });
+  }
+
+  test("maxThreads is checked and names itself", async () => {
+    for (const maxThreads of [-1, 1.5, "4", Number.NaN]) {
+      await assert.rejects(runWasiThreadsProgram(new Uint8Array(8), { maxThreads }), (error) => {
+        assert.ok(error instanceof RangeError, `${maxThreads}: ${error}`);
+        assert.match(error.message, /maxThreads/);
+        return true;
+      });
+    }
+  });
+
+  test("--max-threads is in --help and needs a non-negative integer", async () => {
+    const help = await cli(["--help"]);
+    assert.match(help.stdout, /--max-threads N/);
+    const bad = await cli(["run", "--max-threads", "x", WASM]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--max-threads/);
+  });
+});
