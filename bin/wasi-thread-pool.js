@@ -21,7 +21,11 @@ Options:
                           the program sees no other variable)
   --dir GUEST::HOST       preopen host directory HOST as GUEST (repeatable);
                           --dir DIR is --dir DIR::DIR
-  --pool N                at most N pool workers alive at once (default 1024)
+  --max-threads N         at most N threads alive at once besides the main
+                          thread; pthread_create fails with EAGAIN beyond
+                          (default 16384)
+  --pool N                at most N pool workers alive at once (default 1024);
+                          threads beyond wait for a free worker
   --implementation IMPL   the pool's waits: native (the addon; default when it
                           loads) or js
   -h, --help              show this help
@@ -45,7 +49,15 @@ function parse(argv) {
     process.exit(argv.length === 0 ? 2 : 0);
   }
   if (argv[0] !== "run") usage(`unknown command ${JSON.stringify(argv[0])} (the only command is "run").`);
-  const opts = { env: {}, preopens: {}, poolSize: undefined, implementation: undefined, file: null, args: [] };
+  const opts = {
+    env: {},
+    preopens: {},
+    poolSize: undefined,
+    maxThreads: undefined,
+    implementation: undefined,
+    file: null,
+    args: [],
+  };
   let i = 1;
   const value = (flag) => {
     if (i + 1 >= argv.length) usage(`${flag} needs a value.`);
@@ -81,6 +93,10 @@ function parse(argv) {
       const n = Number(take());
       if (!Number.isInteger(n) || n < 1) usage("--pool needs a positive integer.");
       opts.poolSize = n;
+    } else if (flag === "--max-threads") {
+      const n = Number(take());
+      if (!Number.isInteger(n) || n < 0) usage("--max-threads needs a non-negative integer.");
+      opts.maxThreads = n;
     } else if (flag === "--implementation") {
       const impl = take();
       if (impl !== "native" && impl !== "js") usage('--implementation is "native" or "js".');
@@ -116,6 +132,7 @@ try {
     env: opts.env,
     preopens: opts.preopens,
     poolSize: opts.poolSize,
+    maxThreads: opts.maxThreads,
     implementation: opts.implementation,
   });
   process.exitCode = exitCode & 0xff;

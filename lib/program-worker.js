@@ -3,43 +3,17 @@
 // thread) can stop it whatever it is doing: worker.terminate() interrupts
 // wasm code in a loop and Atomics.wait alike.
 //
-// workerData: {wasmModule, memory, pool, processState, execArgv}
-// It grows the pool with lib/worker-node.js workers whose runtime is
-// lib/wasi-node.js, and never returns: _start's end ends the program.
+// workerData: {wasmModule, memory, processState}
+// It never returns: _start's end ends the program.
 
-import { Worker, workerData } from "node:worker_threads";
-import { createWasiThreadPoolSpawn } from "./pool.js";
+import { workerData } from "node:worker_threads";
 import { runProgramMain } from "./wasi-node.js";
 
 // No Liftoff step here: lib/program.js compiled the guest with
 // compileWasiThreadGuest, which protected the process first.
 
-const { wasmModule, memory, pool, processState, execArgv } = workerData;
-const POOL_WORKER_URL = new URL("./worker-node.js", import.meta.url);
-const RUNTIME_URL = new URL("./wasi-node.js", import.meta.url).href;
+const { wasmModule, memory, processState } = workerData;
 
-// grow: runs inside a spawn on this thread. The new worker is this worker's
-// child; the supervisor's terminate of this worker ends it too.
-function grow(slot) {
-  const worker = new Worker(POOL_WORKER_URL, {
-    execArgv,
-    workerData: {
-      wasmModule,
-      memory,
-      hostcallChannel: null,
-      processState,
-      extraImports: [],
-      pool,
-      slot,
-      execArgv,
-      runtimeModule: RUNTIME_URL,
-    },
-  });
-  worker.unref();
-  // Faults of guest threads reach the supervisor through the program's
-  // control words (lib/program-control.js), not through this event.
-  worker.on("error", () => {});
-}
-
-const spawn = createWasiThreadPoolSpawn(pool, { owner: true, grow });
-runProgramMain({ wasmModule, memory, processState, threadSpawn: (startArg) => spawn(startArg).tid });
+// Its spawns start pool workers as this worker's children (lib/program-pool.js):
+// the supervisor's terminate of this worker ends them too.
+runProgramMain({ wasmModule, memory, processState });

@@ -35,15 +35,25 @@ import {
   createProgramControl,
   drainOutputRing,
 } from "./program-control.js";
+import { createSupervisorSpawn } from "./program-pool.js";
+import {
+  DEFAULT_MAX_THREADS,
+  DEFAULT_POOL_SIZE,
+  createGrowTimes,
+  createThreadWords,
+  stopThreadQueue,
+  watchThreadQueue,
+} from "./program-threads.js";
 import { describeProgramMemory } from "./wasm-memory.js";
 
 const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
-const DEFAULT_POOL_CAPACITY = 1024;
 
 // A trap ends the program the way an abort ends a process: 128 + SIGABRT.
 export const TRAP_EXIT_CODE = 134;
 
-const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "implementation"];
+const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
+// A pool's capacity is at most this (lib/validate.js, checkCapacity).
+const MOST_THREADS = 0x0ffffffe;
 
 function fail(Kind, message) {
   throw new Kind(`runWasiThreadsProgram: ${message}`);
@@ -111,9 +121,15 @@ function normalizeOptions(options) {
   for (const key of Object.keys(options)) {
     if (!OPTION_NAMES.includes(key)) fail(TypeError, `unknown option ${JSON.stringify(key)}.`);
   }
-  const { poolSize, implementation } = options;
-  if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1)) {
+  const { poolSize, maxThreads, implementation } = options;
+  if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1 && poolSize <= MOST_THREADS)) {
     fail(RangeError, "options.poolSize must be a positive integer (the most pool workers alive at once).");
+  }
+  if (maxThreads !== undefined && !(Number.isInteger(maxThreads) && maxThreads >= 0 && maxThreads <= MOST_THREADS)) {
+    fail(
+      RangeError,
+      "options.maxThreads must be a non-negative integer (the most threads alive at once, the main thread not counted).",
+    );
   }
   if (implementation !== undefined && implementation !== "native" && implementation !== "js") {
     fail(RangeError, `options.implementation must be "native" or "js".`);
@@ -125,7 +141,8 @@ function normalizeOptions(options) {
     stdout: normalizeOutput(options.stdout, "stdout", 1),
     stderr: normalizeOutput(options.stderr, "stderr", 2),
     stdin: normalizeStdin(options.stdin),
-    poolSize: poolSize ?? DEFAULT_POOL_CAPACITY,
+    poolSize: poolSize ?? DEFAULT_POOL_SIZE,
+    maxThreads: maxThreads ?? DEFAULT_MAX_THREADS,
     implementation,
   };
 }
@@ -233,7 +250,10 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     maximum: memoryType.maximum,
     shared: true,
   });
-  const pool = createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation });
+  // A program's spawn never waits inside the pool (lib/program-threads.js:
+  // below its thread limit it queues a thread rather than fail it); the SDK
+  // host's 250 ms are not a program's rule.
+  const pool = createWasiThreadPool({ capacity: opts.poolSize, spawnWaitMs: 0, implementation: opts.implementation });
   const { control, stdinBuffer, trapText, outRing } = createProgramControl({
     outputRing: opts.stdout.stream !== null || opts.stderr.stream !== null,
   });
@@ -243,22 +263,28 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     stdinBuffer,
     trapText,
     outRing,
+    threads: createThreadWords(opts.maxThreads),
+    growTimes: createGrowTimes(opts.poolSize),
     args: opts.args,
     env: opts.env,
     preopens: opts.preopens,
     stdoutFd: opts.stdout.fd,
     stderrFd: opts.stderr.fd,
+    execArgv: workerExecArgv(process.execArgv),
   };
   // Records of the ring go to their stream as they come, in order; the
   // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
   // a stream read only after the program cannot block it).
   const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
   const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
-  const execArgv = workerExecArgv(process.execArgv);
+  const processState = { program };
   const worker = new Worker(PROGRAM_WORKER_URL, {
-    execArgv,
-    workerData: { wasmModule, memory, pool, processState: { program }, execArgv },
+    execArgv: program.execArgv,
+    workerData: { wasmModule, memory, processState },
   });
+  // Workers for queued threads that nobody picks up (lib/program-threads.js).
+  const supervisorSpawn = createSupervisorSpawn({ wasmModule, memory, processState });
+  const queueWatch = watchThreadQueue(program, supervisorSpawn);
   const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
 
   let workerFault = null;
@@ -299,7 +325,9 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     Atomics.notify(control, C_DOORBELL);
   }
 
-  await stopProgram(pool, worker);
+  stopThreadQueue(program);
+  await queueWatch;
+  await stopProgram(pool, worker, supervisorSpawn.ownWorkers);
   // Every record a thread published before it ended the program.
   drainOutput();
   const writeStderr = (text) => writeText(opts.stderr, text);
@@ -323,7 +351,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
 // Every thread of the program stops: no slot can be claimed or served any
 // more, native waits return, and the main thread's worker (with every pool
 // worker under it) is terminated.
-async function stopProgram(pool, worker) {
+async function stopProgram(pool, worker, ownWorkers) {
   const nativePool = native.binding !== null && wasiThreadPoolImplementationOf(pool) === "native";
   // Closed: every spawn on any thread declines and no worker is grown any
   // more; every slot in service is retired (idle serve loops return).
@@ -338,7 +366,7 @@ async function stopProgram(pool, worker) {
       if (osThread > 0) native.binding.interruptThread(osThread);
     }
   }
-  await worker.terminate();
+  await Promise.all([worker, ...ownWorkers].map((w) => w.terminate()));
 }
 
 // The runner's own message (a trap) to the program's stderr.

@@ -27,6 +27,8 @@
 import { wasiThreadPoolLastTid } from "./pool.js";
 import { writeAllSync as writeAllToFd } from "./write-sync.js";
 import { endProgram, parkForever, programEnded, readStdin, trapProgram, writeOutputRing } from "./program-control.js";
+import { createProgramThreadSpawn } from "./program-pool.js";
+import { runProgramThread, runQueuedThreads, takeTrampoline, workerReady } from "./program-threads.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
@@ -204,9 +206,13 @@ function programOf(processState) {
 // For lib/worker-node.js (runtimeModule): {imports, instantiate(), close()},
 // as the package's own runtime. The instance it returns has a
 // wasi_thread_start that turns a trap into the end of the whole program.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
+// The pool's threadSpawn it is given is not used: a program's threads spawn
+// by lib/program-threads.js's rules.
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
   const program = programOf(processState);
-  const imports = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
+  const threadSpawn = createProgramThreadSpawn({ wasmModule, memory, processState });
+  const imports = createImports({ wasmModule, memory, program, threadSpawn });
+  let ready = false;
   return {
     imports,
     instantiate() {
@@ -219,15 +225,26 @@ export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState
         const tid = Number.isInteger(workerIndex) ? wasiThreadPoolLastTid(program.pool, workerIndex) : "?";
         trapProgram(program, `thread ${tid} (instantiation)`, error);
       }
-      const start = instance.exports.wasi_thread_start;
+      if (!ready) {
+        ready = true;
+        workerReady(program, workerIndex);
+      }
+      const guestStart = instance.exports.wasi_thread_start;
+      // A trap ends the program (never returns).
+      const start = (tid, startArg) => {
+        try {
+          return guestStart(tid, startArg);
+        } catch (error) {
+          trapProgram(program, `thread ${tid}`, error);
+        }
+      };
       const exports = Object.assign(Object.create(null), instance.exports, {
         wasi_thread_start(tid, startArg) {
           if (programEnded(program)) parkForever(program.control);
-          try {
-            return start(tid, startArg);
-          } catch (error) {
-            trapProgram(program, `thread ${tid}`, error);
-          }
+          // A trampoline (lib/program-threads.js) runs queued threads only;
+          // any other thread runs, then this worker runs queued threads.
+          if (!takeTrampoline(program, startArg)) runProgramThread(program, start, tid, startArg);
+          runQueuedThreads(program, start);
         },
       });
       return { exports };
@@ -239,8 +256,9 @@ export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState
 // For lib/program-worker.js: instantiates the guest's main thread and runs
 // _start; its return ends the program with 0, a trap ends it as a trap.
 // Never returns.
-export function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
+export function runProgramMain({ wasmModule, memory, processState }) {
   const program = programOf(processState);
+  const threadSpawn = createProgramThreadSpawn({ wasmModule, memory, processState });
   let instance;
   try {
     instance = new WebAssembly.Instance(wasmModule, createImports({ wasmModule, memory, program, threadSpawn }));

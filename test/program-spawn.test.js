@@ -81,7 +81,7 @@ describe("spawning in a program run by the runner", { skip }, () => {
       assert.equal(r.code, 0, r.stderr);
     });
 
-    test(`maxThreads: the limit holds with more workers than threads, and with fewer (${implementation} pool)`, async () => {
+    test(`maxThreads: the limit holds with as many workers as threads, and with more (${implementation} pool)`, async () => {
       const bytes = await import("node:fs").then((fs) => fs.readFileSync(WASM));
       for (const poolSize of [2, 16]) {
         const stdout = collector();

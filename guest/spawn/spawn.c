@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STACK_BYTES (64 * 1024)
+#define STACK_BYTES (16 * 1024)
 
 static atomic_int ran;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
