@@ -8,7 +8,7 @@
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
 //      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; and the guest builds (C, Zig), if their scripts exist
+//      serves; and the guest builds (C, C with pthreads, Zig), if their scripts exist
 //   3. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
@@ -45,6 +45,9 @@ if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scrip
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
+// C pthreads guests (clang-19 and ../shared/wasi-threads-sysroot; skipped
+// with a message when either is missing).
+if (existsSync(join(root, "scripts/build-c-guests.sh"))) step("C guest build", "sh", ["scripts/build-c-guests.sh"]);
 
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))

@@ -14,6 +14,10 @@
  *   spawn alive N     starts N threads that stay alive until all N have
  *                     started, then releases and joins them; prints
  *                     "alive: N" (exits 1 if a create failed).
+ *   spawn starts N    starts N threads that stay alive, one at a time, each
+ *                     after the last has started (so each needs a worker of
+ *                     its own); prints how long each took from
+ *                     pthread_create to its first instruction, in ms.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define STACK_BYTES (16 * 1024)
 
@@ -46,6 +51,23 @@ static void* held_thread(void* arg) {
   while (!released_all && released_one != index) pthread_cond_wait(&changed, &lock);
   pthread_mutex_unlock(&lock);
   return NULL;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double first_instruction_ms;
+
+/* Stamps its first instruction, then is a held thread. */
+static void* stamped_thread(void* arg) {
+  double t = now_ms();
+  pthread_mutex_lock(&lock);
+  first_instruction_ms = t;
+  pthread_mutex_unlock(&lock);
+  return held_thread(arg);
 }
 
 static int create(pthread_t* thread, void* (*fn)(void*), long arg) {
@@ -131,13 +153,31 @@ static int alive(int n) {
   return 0;
 }
 
+static int starts(int n) {
+  pthread_t* threads = calloc((size_t)n, sizeof *threads);
+  for (int i = 0; i < n; i++) {
+    double asked = now_ms();
+    int rc = create(&threads[i], stamped_thread, i);
+    if (rc != 0) return 1;
+    await_started(i + 1);
+    pthread_mutex_lock(&lock);
+    double took = first_instruction_ms - asked;
+    pthread_mutex_unlock(&lock);
+    printf("starts: thread %d started %.1f ms after pthread_create\n", i + 1, took);
+  }
+  release(1, -1);
+  for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3) {
     int n = atoi(argv[2]);
     if (n > 0 && strcmp(argv[1], "burst") == 0) return burst(n);
     if (n > 0 && strcmp(argv[1], "limit") == 0) return limit(n);
     if (n > 0 && strcmp(argv[1], "alive") == 0) return alive(n);
+    if (n > 0 && strcmp(argv[1], "starts") == 0) return starts(n);
   }
-  fprintf(stderr, "usage: spawn burst|limit|alive N\n");
+  fprintf(stderr, "usage: spawn burst|limit|alive|starts N\n");
   return 64;
 }
