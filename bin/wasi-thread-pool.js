@@ -125,7 +125,8 @@ try {
   usage(`cannot read ${opts.file}: ${error.message}`);
 }
 
-const { runWasiThreadsProgram } = await import("../lib/index.js");
+// The runner alone, not the whole package (start-up time).
+const { runWasiThreadsProgram } = await import("../lib/program.js");
 try {
   const { exitCode } = await runWasiThreadsProgram(bytes, {
     args: [basename(opts.file), ...opts.args],

@@ -42,6 +42,7 @@
 //               T_QHEAD are notified after each change (the supervisor
 //               waits on them).
 //   T_STOP      1 once the program has ended: the watcher stops.
+//   T_ENDED     threads ended (+1 each); the watcher compares it.
 
 import { availableParallelism } from "node:os";
 import { H_NEXT_TID, MAX_TID } from "./layout.js";
@@ -56,6 +57,7 @@ const T_QLOCK = 6;
 const T_QHEAD = 7;
 const T_QTAIL = 8;
 const T_STOP = 9;
+const T_ENDED = 10;
 const T_QUEUE = 16;
 
 // The default of maxThreads. Threads alive beyond the workers wait in the
@@ -76,7 +78,7 @@ const LIMIT_GRACE_MS = 100;
 
 // Workers starting at once: a start is CPU work (loading, compiling the
 // runtime, instantiating), so more than the CPUs only slows each other.
-const STARTS_AT_ONCE = Math.max(1, Math.min(4, availableParallelism()));
+const STARTS_AT_ONCE = Math.max(2, Math.min(8, 2 * availableParallelism()));
 // How often the supervisor looks for an idle worker while threads are queued.
 const POLL_MS = 5;
 // A guess of a worker's start-up until one has been measured.
@@ -231,6 +233,7 @@ export function runProgramThread(program, start, tid, startArg) {
     return start(tid, startArg);
   } finally {
     average(program.threads, T_RUN_US, Math.max(1, Math.round((performance.now() - began) * 1000)));
+    Atomics.add(program.threads, T_ENDED, 1);
     leaveThread(program.threads);
   }
 }
@@ -346,11 +349,25 @@ export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoo
     if (waited < startMs || Atomics.load(words, T_STOP) !== 0 || !hasRoom()) continue;
     const backlog = queued(words);
     if (backlog <= 0) continue;
-    if (Atomics.load(words, T_QHEAD) === head) {
-      for (let n = 0; n < backlog && hasRoom() && startTrampoline(); n++);
-    } else if (backlog >= tail - head && workers() < cpus) {
-      startTrampoline();
+    if (Atomics.load(words, T_QHEAD) === head) await feedStalledQueue(words, startTrampoline, hasRoom);
+    else if (backlog >= tail - head && workers() < cpus) startTrampoline();
+  }
+}
+
+// The queue has not moved for a worker's start-up time: its threads wait for
+// threads that do not end. One worker per queued thread, as fast as the
+// starts allow, until a thread ends (a worker may come free), the queue
+// empties, the pool is full or the program ends.
+async function feedStalledQueue(words, startTrampoline, hasRoom) {
+  const ended = Atomics.load(words, T_ENDED);
+  let fed = 0;
+  while (Atomics.load(words, T_STOP) === 0 && Atomics.load(words, T_ENDED) === ended && queued(words) > fed && hasRoom()) {
+    if (startTrampoline()) {
+      fed++;
+      continue;
     }
+    const starting = Atomics.load(words, T_STARTING);
+    await Atomics.waitAsync(words, T_STARTING, starting, POLL_MS).value;
   }
 }
 
