@@ -81,6 +81,8 @@ const LIMIT_GRACE_MS = 100;
 const STARTS_AT_ONCE = Math.max(2, Math.min(8, 2 * availableParallelism()));
 // How often the supervisor looks for an idle worker while threads are queued.
 const POLL_MS = 5;
+// Polls with every worker up and nothing moving that make a stalled queue.
+const STALL_POLLS = 2;
 // A guess of a worker's start-up until one has been measured.
 const FIRST_START_US = 50_000;
 
@@ -315,13 +317,13 @@ function handQueueToIdleWorker(words, claim) {
 
 // Until the program ends, while threads are queued: every POLL_MS, an idle
 // worker (a worker that went idle just as a thread was queued) gets a
-// trampoline (claim); and every worker's start-up time, it starts workers for
-// the queue (trampolines, with spawnTrampoline(TRAMPOLINE_ARG) -> {tid,
-// grew}), when the pool has room and
-//   - the queue has not moved at all: its threads wait on threads that run
-//     (or block) on every worker; one worker per free start;
-//   - the queue moves but has not shrunk, and there are fewer workers than
-//     CPUs (workers()): short threads outrun the workers; one more worker.
+// trampoline (claim); and it starts workers for the queue (trampolines, with
+// spawnTrampoline(TRAMPOLINE_ARG) -> {tid, grew}), when the pool has room and
+//   - the queue is stalled (watchQueueFor): its threads wait on threads that
+//     run (or block) on every worker; one worker per queued thread;
+//   - the queue moves but has not shrunk in a start-up time, and there are
+//     fewer workers than CPUs (workers()): short threads outrun the workers;
+//     one more worker.
 // Never blocks its thread (the supervisor's).
 export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoom, workers, cpus }) {
   const words = program.threads;
@@ -340,18 +342,36 @@ export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoo
       await Atomics.waitAsync(words, T_QTAIL, tail).value;
       continue;
     }
-    const startMs = Math.max(POLL_MS, Atomics.load(words, T_START_US) / 1000);
-    let waited = 0;
-    for (; waited < startMs && queued(words) > 0 && Atomics.load(words, T_STOP) === 0; waited += POLL_MS) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
-      if (queued(words) > 0) handQueueToIdleWorker(words, claim);
-    }
-    if (waited < startMs || Atomics.load(words, T_STOP) !== 0 || !hasRoom()) continue;
-    const backlog = queued(words);
-    if (backlog <= 0) continue;
-    if (Atomics.load(words, T_QHEAD) === head) await feedStalledQueue(words, startTrampoline, hasRoom);
-    else if (backlog >= tail - head && workers() < cpus) startTrampoline();
+    const ended = Atomics.load(words, T_ENDED);
+    const verdict = await watchQueueFor(words, head, ended, claim);
+    if (verdict === "stalled" && hasRoom()) await feedStalledQueue(words, startTrampoline, hasRoom);
+    else if (verdict === "behind" && hasRoom() && workers() < cpus) startTrampoline();
   }
+}
+
+// Looks at a non-empty queue every POLL_MS (an idle worker gets a
+// trampoline) until it can say how the queue goes:
+//   "stalled"  nothing taken from it and no thread ended, for a worker's
+//              start-up time; or for STALL_POLLS polls when no worker is
+//              starting (every worker is up, and busy with threads that do
+//              not end);
+//   "behind"   taken from, but no shorter, after a start-up time;
+//   "fine"     emptied, shrinking, or the program ended.
+async function watchQueueFor(words, head, ended, claim) {
+  const backlog = queued(words);
+  const startMs = Math.max(POLL_MS, Atomics.load(words, T_START_US) / 1000);
+  let quiet = 0; // polls with no worker starting
+  for (let waited = 0; waited < startMs; waited += POLL_MS) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref());
+    if (Atomics.load(words, T_STOP) !== 0 || queued(words) <= 0) return "fine";
+    handQueueToIdleWorker(words, claim);
+    const still = Atomics.load(words, T_QHEAD) === head && Atomics.load(words, T_ENDED) === ended;
+    if (!still) quiet = -Infinity;
+    else if (Atomics.load(words, T_STARTING) === 0) quiet++;
+    if (quiet >= STALL_POLLS) return "stalled";
+  }
+  if (Atomics.load(words, T_QHEAD) === head && Atomics.load(words, T_ENDED) === ended) return "stalled";
+  return queued(words) >= backlog ? "behind" : "fine";
 }
 
 // The queue has not moved for a worker's start-up time: its threads wait for
