@@ -7,15 +7,14 @@
 // across thread-spawn and an ending thread takes that lock, so a spawn that
 // waited for a worker to come free would wait for ever. Instead a spawn
 //   1. takes an idle worker, if there is one (the pool's claim, no wait);
-//   2. else starts a worker when that pays: the pool has room and waiting
-//      for one to come free is expected to take longer than a start
-//      (T_RUN_US and the queue against T_START_US), at most STARTS_AT_ONCE
-//      starting at any time (it waits for a start to finish: a start needs
-//      no lock of the guest's);
+//   2. else starts a worker when that pays: the pool has room, a start is
+//      free (at most STARTS_AT_ONCE workers starting at any time), and a new
+//      worker is expected to run the thread sooner than a busy one (no
+//      thread has ended yet, or T_RUN_US >= T_START_US: growthPays);
 //   3. else queues the thread (its tid is taken now, from the pool's
 //      counter) and returns: every worker runs queued threads after its own
-//      (runQueuedThreads), and the supervisor starts a worker for the queue
-//      when it has not moved for a worker's start-up time (watchThreadQueue).
+//      (runQueuedThreads), and the supervisor hands the queue to idle
+//      workers and starts workers for it when it stalls (watchThreadQueue).
 //
 // One Int32Array over its own SharedArrayBuffer per program (program.threads),
 // shared by every thread of the program and the supervisor. seq_cst
@@ -76,8 +75,9 @@ const MOST_QUEUED = 1 << 16;
 // limit waits up to this long for such a thread before it declines.
 const LIMIT_GRACE_MS = 100;
 
-// Workers starting at once: a start is CPU work (loading, compiling the
-// runtime, instantiating), so more than the CPUs only slows each other.
+// Workers starting at once: a start is mostly CPU work (Node's bootstrap,
+// loading the runtime, instantiating): a few per CPU overlap its waits, more
+// only slow each other and hold memory early.
 const STARTS_AT_ONCE = Math.max(2, Math.min(8, 2 * availableParallelism()));
 // How often the supervisor looks for an idle worker while threads are queued.
 const POLL_MS = 5;

@@ -81,6 +81,20 @@ describe("spawning in a program run by the runner", { skip }, () => {
       assert.equal(r.code, 0, r.stderr);
     });
 
+    test(`16 threads that stay alive until all 16 have started: every one starts (${implementation} pool)`, async () => {
+      // The first threads get workers at once; the rest are queued, and the
+      // queue, stalled behind threads that do not end, gets workers of its own.
+      const r = await cli(["run", "--implementation", implementation, WASM, "alive", "16"]);
+      assert.equal(r.stdout, "alive: 16\n", r.stderr);
+      assert.equal(r.code, 0, r.stderr);
+    });
+
+    test(`--pool 1: a burst of 500 short threads all run on one worker, one after another (${implementation} pool)`, async () => {
+      const r = await cli(["run", "--pool", "1", "--implementation", implementation, WASM, "burst", "500"]);
+      assert.equal(r.stdout, "burst: ran 500 of 500, EAGAIN 0, other 0\n", r.stderr);
+      assert.equal(r.code, 0, r.stderr);
+    });
+
     test(`maxThreads: the limit holds with as many workers as threads, and with more (${implementation} pool)`, async () => {
       const bytes = await import("node:fs").then((fs) => fs.readFileSync(WASM));
       for (const poolSize of [2, 16]) {
