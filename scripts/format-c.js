@@ -1,6 +1,6 @@
 // The C files' formatting (.clang-format): `node scripts/format-c.js --check`
 // (run by npm test) fails, listing the files, if clang-format would change any
-// C file of src/, test/c, test/fuzz or bench/c; without --check it formats
+// C file of src/, test/c, test/fuzz, bench/c or guest/spawn; without --check it formats
 // them in place. CLANG_FORMAT names another binary (default: clang-format on
 // PATH; the style is written for clang-format 14).
 
@@ -13,7 +13,7 @@ const binary = process.env.CLANG_FORMAT || "clang-format";
 
 const listed = spawnSync(
   "git",
-  ["ls-files", "--cached", "--others", "--exclude-standard", "--", "src", "test/c", "test/fuzz", "bench/c"],
+  ["ls-files", "--cached", "--others", "--exclude-standard", "--", "src", "test/c", "test/fuzz", "bench/c", "guest/spawn"],
   { cwd: root, encoding: "utf8" },
 );
 if (listed.status !== 0) {

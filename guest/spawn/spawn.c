@@ -48,7 +48,8 @@ static void* held_thread(void* arg) {
   pthread_mutex_lock(&lock);
   started++;
   pthread_cond_broadcast(&changed);
-  while (!released_all && released_one != index) pthread_cond_wait(&changed, &lock);
+  while (!released_all && released_one != index)
+    pthread_cond_wait(&changed, &lock);
   pthread_mutex_unlock(&lock);
   return NULL;
 }
@@ -99,9 +100,12 @@ static int burst(int n) {
   int eagain = 0, other = 0;
   for (int i = 0; i < n; i++) {
     int rc = create(&threads[i], short_thread, i);
-    if (rc == 0) made[i] = 1;
-    else if (rc == EAGAIN) eagain++;
-    else other++;
+    if (rc == 0)
+      made[i] = 1;
+    else if (rc == EAGAIN)
+      eagain++;
+    else
+      other++;
   }
   for (int i = 0; i < n; i++)
     if (made[i]) pthread_join(threads[i], NULL);
@@ -163,7 +167,8 @@ static int starts(int n) {
     pthread_mutex_lock(&lock);
     double took = first_instruction_ms - asked;
     pthread_mutex_unlock(&lock);
-    printf("starts: thread %d started %.1f ms after pthread_create\n", i + 1, took);
+    printf("starts: thread %d started %.1f ms after pthread_create\n", i + 1,
+           took);
   }
   release(1, -1);
   for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
