@@ -328,9 +328,12 @@ function handQueueToIdleWorker(words, claim) {
 //   - the queue moves but has not shrunk in a start-up time, and there are
 //     fewer workers than CPUs (workers()): short threads outrun the workers;
 //     one more worker.
+// A stalled queue with the pool full may wait for ever (threads that wait for
+// each other, more of them than workers): onFullStall(queued) is told, once.
 // Never blocks its thread (the supervisor's).
-export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoom, workers, cpus }) {
+export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoom, workers, cpus, onFullStall = null }) {
   const words = program.threads;
+  let warned = false;
   const startTrampoline = (bound = STARTS_AT_ONCE) => {
     if (!tryReserveStart(words, bound)) return false;
     Atomics.add(words, T_TICKETS, 1);
@@ -349,6 +352,10 @@ export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoo
     const ended = Atomics.load(words, T_ENDED);
     const verdict = await watchQueueFor(words, head, ended, claim);
     const unserved = queued(words) > Atomics.load(words, T_TICKETS);
+    if (verdict === "stalled" && !hasRoom() && !warned) {
+      warned = true;
+      onFullStall?.(queued(words));
+    }
     if (verdict === "stalled" && unserved && hasRoom()) await feedStalledQueue(words, startTrampoline, hasRoom);
     else if (verdict === "behind" && unserved && hasRoom() && workers() < cpus) startTrampoline();
   }

@@ -284,7 +284,15 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   });
   // Workers for queued threads that nobody picks up (lib/program-threads.js).
   const supervisorSpawn = createSupervisorSpawn({ wasmModule, memory, processState });
-  const queueWatch = watchThreadQueue(program, supervisorSpawn);
+  const queueWatch = watchThreadQueue(program, {
+    ...supervisorSpawn,
+    onFullStall: (queued) =>
+      writeText(
+        opts.stderr,
+        `wasi-thread-pool: ${queued} thread(s) wait for a worker, and all ${opts.poolSize} workers (poolSize, --pool) ` +
+          "run threads that do not end: if those wait for the queued ones, the program waits for ever.\n",
+      ),
+  });
   const feeder = createStdinFeeder(opts.stdin, control, stdinBuffer);
 
   let workerFault = null;

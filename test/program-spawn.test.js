@@ -95,6 +95,29 @@ describe("spawning in a program run by the runner", { skip }, () => {
       assert.equal(r.code, 0, r.stderr);
     });
 
+    test(`--pool 1 and 2 threads that wait for each other: the runner says why the program waits (${implementation} pool)`, async () => {
+      // alive 2 needs both threads running at once: one worker runs the
+      // first, the second waits in the queue for ever. The program is killed
+      // once the runner has said so on stderr.
+      const child = spawn(process.execPath, [CLI, "run", "--pool", "1", "--implementation", implementation, WASM, "alive", "2"], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      const said = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), BOUND_MS);
+        child.stderr.setEncoding("utf8").on("data", (chunk) => {
+          stderr += chunk;
+          if (stderr.includes("\n")) {
+            clearTimeout(timer);
+            resolve(true);
+          }
+        });
+      });
+      child.kill("SIGKILL");
+      assert.ok(said, "nothing on stderr");
+      assert.match(stderr, /^wasi-thread-pool: 1 thread\(s\) wait for a worker, and all 1 workers \(poolSize, --pool\)/);
+    });
+
     test(`maxThreads: the limit holds with as many workers as threads, and with more (${implementation} pool)`, async () => {
       const bytes = await import("node:fs").then((fs) => fs.readFileSync(WASM));
       for (const poolSize of [2, 16]) {
