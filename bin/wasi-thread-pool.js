@@ -41,16 +41,16 @@ try {
   process.exit(1);
 }
 
-const { runWasiThreadsProgram } = await import("../lib/index.js");
+// The runner alone, not the whole package (start-up time).
+const { runWasiThreadsProgram } = await import("../lib/program.js");
 try {
   const { exitCode } = await runWasiThreadsProgram(bytes, {
     args: [opts.argv0 ?? basename(opts.file), ...opts.args],
     env: opts.env,
     preopens: opts.preopens,
     poolSize: opts.poolSize,
+    maxThreads: opts.maxThreads,
     implementation: opts.implementation,
-    // TODO(issue 19, spawn limit): the option itself comes from branch spawn19.
-    ...(opts.maxThreads !== undefined ? { maxThreads: opts.maxThreads } : {}),
   });
   process.exitCode = exitCode;
 } catch (error) {

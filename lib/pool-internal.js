@@ -4,7 +4,7 @@
 // lib/pool-api.js checks every argument of every call and reads the pool's
 // implementation tag each time, since a caller may hand it anything. The hosts
 // (lib/host-node.js, lib/host-browser.js) and the pool workers
-// (lib/worker-node.js, lib/wasiThreadBrowserWorker.mjs, lib/program-worker.js)
+// (lib/worker-node.js, lib/wasiThreadBrowserWorker.mjs, lib/program-pool.js)
 // call with a pool they created or were given and with slots they own: they
 // check the descriptor once, with bindWasiThreadPool, and then call its
 // operations, which pass their arguments straight to the JS twin or to the

@@ -42,8 +42,11 @@ Options (before the module):
   -S, --wasi <KEY[=VAL[,..]]>  WASI options; accepted: threads[=y] (threads
                                are always on)
   -W, --wasm <KEY[=VAL[,..]]>  wasm options; accepted: threads[=y]
+  --max-threads <N>            at most N threads alive at once besides the
+                               main thread; a spawn fails (pthread_create:
+                               EAGAIN) only beyond (default 16384)
   --pool <N>                   at most N pool workers alive at once (default
-                               1024)
+                               1024); threads beyond wait for a free worker
   --implementation <IMPL>      the pool's waits: native (the addon; the default
                                when it loads) or js
   -h, --help                   show this help
@@ -83,8 +86,6 @@ const VALUE_OPTIONS = new Map([
   ["-W", "-W"],
   ["--pool", "--pool"],
   ["--implementation", "--implementation"],
-  // TODO(issue 19, spawn limit): the API option is being added on branch
-  // spawn19; this only parses it and passes it on as maxThreads.
   ["--max-threads", "--max-threads"],
 ]);
 
@@ -146,10 +147,12 @@ function parseWasmtimeKeys(group, list) {
   }
 }
 
-function positiveInteger(flag, text) {
+// A decimal integer of at least `least` (1: positive, 0: non-negative).
+function integerOption(flag, text, least) {
   const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`${flag} needs a positive integer (got ${JSON.stringify(text)}).`);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < least) {
+    const kind = least === 0 ? "a non-negative integer" : "a positive integer";
+    throw new UsageError(`${flag} needs ${kind} (got ${JSON.stringify(text)}).`);
   }
   return n;
 }
@@ -161,8 +164,8 @@ function applyOption(opts, flag, value, hostEnv) {
   } else if (flag === "--env") parseEnv(value, hostEnv, opts.env);
   else if (flag === "--argv0") opts.argv0 = value;
   else if (flag === "-S" || flag === "-W") parseWasmtimeKeys(flag, value);
-  else if (flag === "--pool") opts.poolSize = positiveInteger(flag, value);
-  else if (flag === "--max-threads") opts.maxThreads = positiveInteger(flag, value);
+  else if (flag === "--pool") opts.poolSize = integerOption(flag, value, 1);
+  else if (flag === "--max-threads") opts.maxThreads = integerOption(flag, value, 0);
   else if (flag === "--implementation") {
     if (value !== "native" && value !== "js") {
       throw new UsageError(`--implementation is "native" or "js" (got ${JSON.stringify(value)}).`);
@@ -180,8 +183,7 @@ export function parseCommandLine(argv, hostEnv = {}) {
   let i = 0;
   if (argv[0] === "run") i = 1;
   else if (argv[0] === "help") return { action: "help" };
-  const opts = { env: {}, preopens: {}, argv0: undefined, poolSize: undefined, implementation: undefined };
-  opts.maxThreads = undefined;
+  const opts = { env: {}, preopens: {}, argv0: undefined, poolSize: undefined, maxThreads: undefined, implementation: undefined };
   for (; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {

@@ -2,13 +2,17 @@
 // (lib/wasi-c.js, the program's one C WASI; lib/wasi-node.js, node:wasi per
 // thread): finding the program in processState, the import object (the
 // guest's memory, thread-spawn for threaded programs only, parked after the
-// end), and the two entry points: a pool worker's
-// runtime (a trap on any thread ends the whole program) and the main
-// thread's _start. Each runtime brings its own createImports and, for the C
-// WASI, what ends the program's WASI with the program (onEnd).
+// end), the program's thread-spawn (lib/program-threads.js's rules, through
+// lib/program-pool.js), and the two entry points: a pool worker's runtime (a
+// trap on any thread ends the whole program; a worker runs queued threads
+// after its own) and the main thread's _start. Each runtime brings its own
+// createImports and, for the C WASI, what ends the program's WASI with the
+// program (onEnd).
 
 import { wasiThreadPoolLastTid } from "./pool.js";
 import { endProgram, parkForever, programEnded, trapProgram } from "./program-control.js";
+import { createProgramThreadSpawn } from "./program-pool.js";
+import { runProgramThread, runQueuedThreads, takeTrampoline, workerReady } from "./program-threads.js";
 
 export function programOf(processState, file) {
   const program = processState?.program;
@@ -30,6 +34,14 @@ export function programImports({ preview1, program, threadSpawn, wasmModule, mem
   return imports;
 }
 
+// The thread-spawn of one thread of a threaded program (the main thread's
+// worker or a pool worker): a tid, or -1 (EAGAIN) only at the program's
+// thread limit; it never waits for a worker (lib/program-threads.js). The
+// pool's own threadSpawn that lib/worker-node.js offers a runtime is not used.
+export function programThreadSpawn({ wasmModule, memory, processState }) {
+  return createProgramThreadSpawn({ wasmModule, memory, processState });
+}
+
 // wasi.thread-spawn: a thread of an ended program parks instead of starting
 // another thread.
 function threadSpawnImport(program, threadSpawn) {
@@ -41,8 +53,11 @@ function threadSpawnImport(program, threadSpawn) {
 
 // For lib/worker-node.js (runtimeModule): {imports, instantiate(), close()},
 // as the package's own runtime. The instance it returns has a
-// wasi_thread_start that turns a trap into the end of the whole program.
+// wasi_thread_start that turns a trap into the end of the whole program and,
+// after its thread, runs the program's queued threads; the first instance
+// tells lib/program-threads.js that this worker's start is over.
 export function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close = () => {} }) {
+  let ready = false;
   return {
     imports,
     instantiate() {
@@ -55,15 +70,26 @@ export function createProgramWorkerRuntime({ wasmModule, program, imports, worke
         const tid = Number.isInteger(workerIndex) ? wasiThreadPoolLastTid(program.pool, workerIndex) : "?";
         trapProgram(program, `thread ${tid} (instantiation)`, error);
       }
-      const start = instance.exports.wasi_thread_start;
+      if (!ready) {
+        ready = true;
+        workerReady(program, workerIndex);
+      }
+      const guestStart = instance.exports.wasi_thread_start;
+      // A trap ends the program (never returns).
+      const start = (tid, startArg) => {
+        try {
+          return guestStart(tid, startArg);
+        } catch (error) {
+          trapProgram(program, `thread ${tid}`, error);
+        }
+      };
       const exports = Object.assign(Object.create(null), instance.exports, {
         wasi_thread_start(tid, startArg) {
           if (programEnded(program)) parkForever(program.control);
-          try {
-            return start(tid, startArg);
-          } catch (error) {
-            trapProgram(program, `thread ${tid}`, error);
-          }
+          // A trampoline (lib/program-threads.js) runs queued threads only;
+          // any other thread runs, then this worker runs queued threads.
+          if (!takeTrampoline(program, startArg)) runProgramThread(program, start, tid, startArg);
+          runQueuedThreads(program, start);
         },
       });
       return { exports };

@@ -39,18 +39,28 @@ import {
   drainOutputRing,
 } from "./program-control.js";
 import { checkProgramImports } from "./program-link.js";
+import { createSupervisorSpawn } from "./program-pool.js";
+import {
+  DEFAULT_MAX_THREADS,
+  DEFAULT_POOL_SIZE,
+  createGrowTimes,
+  createThreadWords,
+  stopThreadQueue,
+  watchThreadQueue,
+} from "./program-threads.js";
 import { declarationsOf, describePlainMemory, describeProgramMemory } from "./wasm-memory.js";
 import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./program-wasi.js";
 
 const PROGRAM_WORKER_URL = new URL("./program-worker.js", import.meta.url);
-const DEFAULT_POOL_CAPACITY = 1024;
 
 // A trap ends the program the way an abort ends a process: 128 + SIGABRT.
 export const TRAP_EXIT_CODE = 134;
 // proc_exit outside [0..126): an error, as wasmtime reports it.
 const FAILED_EXIT_CODE = 1;
 
-const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "implementation"];
+const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
+// A pool's capacity is at most this (lib/validate.js, checkCapacity).
+const MOST_THREADS = 0x0ffffffe;
 
 function fail(Kind, message) {
   throw new Kind(`runWasiThreadsProgram: ${message}`);
@@ -132,9 +142,15 @@ function normalizeOptions(options) {
   for (const key of Object.keys(options)) {
     if (!OPTION_NAMES.includes(key)) fail(TypeError, `unknown option ${JSON.stringify(key)}.`);
   }
-  const { poolSize, implementation } = options;
-  if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1)) {
+  const { poolSize, maxThreads, implementation } = options;
+  if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1 && poolSize <= MOST_THREADS)) {
     fail(RangeError, "options.poolSize must be a positive integer (the most pool workers alive at once).");
+  }
+  if (maxThreads !== undefined && !(Number.isInteger(maxThreads) && maxThreads >= 0 && maxThreads <= MOST_THREADS)) {
+    fail(
+      RangeError,
+      "options.maxThreads must be a non-negative integer (the most threads alive at once, the main thread not counted).",
+    );
   }
   if (implementation !== undefined && implementation !== "native" && implementation !== "js") {
     fail(RangeError, `options.implementation must be "native" or "js".`);
@@ -146,7 +162,8 @@ function normalizeOptions(options) {
     stdout: normalizeOutput(options.stdout, "stdout", 1),
     stderr: normalizeOutput(options.stderr, "stderr", 2),
     stdin: normalizeStdin(options.stdin),
-    poolSize: poolSize ?? DEFAULT_POOL_CAPACITY,
+    poolSize: poolSize ?? DEFAULT_POOL_SIZE,
+    maxThreads: maxThreads ?? DEFAULT_MAX_THREADS,
     implementation,
   };
 }
@@ -262,7 +279,12 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     ? new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true })
     : null;
   const plainMemory = threaded ? null : memoryType;
-  const pool = threaded ? createWasiThreadPool({ capacity: opts.poolSize, implementation: opts.implementation }) : null;
+  // A program's spawn never waits inside the pool (lib/program-threads.js:
+  // below its thread limit it queues a thread rather than fail it); the SDK
+  // host's 250 ms are not a program's rule.
+  const pool = threaded
+    ? createWasiThreadPool({ capacity: opts.poolSize, spawnWaitMs: 0, implementation: opts.implementation })
+    : null;
   // The program's one C WASI (lib/program-wasi.js), or node:wasi per thread.
   // Made last before the main worker: its descriptors are released at the end.
   const unavailable = programWasiUnavailable();
@@ -277,23 +299,42 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     stdinBuffer,
     trapText,
     outRing,
+    // The thread limit, the queue and the workers' start times of a threaded
+    // program (lib/program-threads.js); a plain program has none.
+    threads: threaded ? createThreadWords(opts.maxThreads) : null,
+    growTimes: threaded ? createGrowTimes(opts.poolSize) : null,
     args: opts.args,
     env: opts.env,
     preopens: opts.preopens,
     stdoutFd: opts.stdout.fd,
     stderrFd: opts.stderr.fd,
     wasiId: programWasi?.id ?? 0,
+    execArgv: workerExecArgv(process.execArgv),
   };
   // Records of the ring go to their stream as they come, in order; the
   // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
   // a stream read only after the program cannot block it).
   const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
   const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
-  const execArgv = workerExecArgv(process.execArgv);
+  const processState = { program };
   const worker = new Worker(PROGRAM_WORKER_URL, {
-    execArgv,
-    workerData: { wasmModule, memory, plainMemory, pool, processState: { program }, execArgv },
+    execArgv: program.execArgv,
+    workerData: { wasmModule, memory, plainMemory, pool, processState },
   });
+  // Workers for queued threads that nobody picks up (lib/program-threads.js);
+  // a plain program has no pool and spawns nothing.
+  const supervisorSpawn = threaded ? createSupervisorSpawn({ wasmModule, memory, processState }) : null;
+  const queueWatch = threaded
+    ? watchThreadQueue(program, {
+        ...supervisorSpawn,
+        onFullStall: (queued) =>
+          writeText(
+            opts.stderr,
+            `wasi-thread-pool: ${queued} thread(s) wait for a worker, and all ${opts.poolSize} workers (poolSize, --pool) ` +
+              "run threads that do not end: if those wait for the queued ones, the program waits for ever.\n",
+          ),
+      })
+    : null;
   // The C WASI reads stdin itself (lib/program-wasi.js feeds what is not a descriptor).
   const feeder = programWasi ? { serve() {}, close() {} } : createStdinFeeder(opts.stdin, control, stdinBuffer);
 
@@ -335,9 +376,13 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     Atomics.notify(control, C_DOORBELL);
   }
 
+  if (threaded) {
+    stopThreadQueue(program);
+    await queueWatch;
+  }
   // Calls blocked in the WASI return (and park) before the terminate.
   programWasi?.stop();
-  await stopProgram(pool, worker);
+  await stopProgram(pool, worker, supervisorSpawn?.ownWorkers ?? []);
   // Every byte a thread wrote before it ended the program: the output pipes
   // to their end (C WASI), or the ring's records.
   await programWasi?.release();
@@ -380,7 +425,7 @@ function createProgramWasiOrClose(opts, pool) {
 // Every thread of the program stops: no slot can be claimed or served any
 // more, native waits return, and the main thread's worker (with every pool
 // worker under it) is terminated.
-async function stopProgram(pool, worker) {
+async function stopProgram(pool, worker, ownWorkers) {
   if (pool === null) {
     await worker.terminate(); // a plain program: its one thread
     return;
@@ -401,7 +446,7 @@ async function stopProgram(pool, worker) {
       if (osThread > 0) native.binding.interruptThread(osThread);
     }
   }
-  await worker.terminate();
+  await Promise.all([worker, ...ownWorkers].map((w) => w.terminate()));
 }
 
 // The runner's own message (a trap) to the program's stderr.

@@ -17,7 +17,13 @@
 
 import { native } from "./binding.js";
 import { endProgram, parkForever } from "./program-control.js";
-import { createProgramWorkerRuntime, programImports, programOf, runProgramMainWith } from "./program-runtime.js";
+import {
+  createProgramWorkerRuntime,
+  programImports,
+  programOf,
+  programThreadSpawn,
+  runProgramMainWith,
+} from "./program-runtime.js";
 
 const FILE = "lib/wasi-c.js";
 const ERRNO_FAULT = 21;
@@ -61,10 +67,12 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
 }
 
 // For lib/worker-node.js (runtimeModule): lib/program-runtime.js's worker
-// runtime over this file's imports; close() detaches the thread.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
+// runtime over this file's imports; close() detaches the thread. Its threads
+// spawn by the program's rules (programThreadSpawn), not the pool's.
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
   const program = programOf(processState, FILE);
-  const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
+  const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
+  const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
   const close = () => native.binding.wasiDetach(wasi);
   return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close });
 }

@@ -29,7 +29,13 @@
 
 import { writeAllSync as writeAllToFd } from "./write-sync.js";
 import { endProgram, readStdin, writeOutputRing } from "./program-control.js";
-import { createProgramWorkerRuntime, programImports, programOf, runProgramMainWith } from "./program-runtime.js";
+import {
+  createProgramWorkerRuntime,
+  programImports,
+  programOf,
+  programThreadSpawn,
+  runProgramMainWith,
+} from "./program-runtime.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
@@ -192,10 +198,12 @@ function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }
 const FILE = "lib/wasi-node.js";
 
 // For lib/worker-node.js (runtimeModule): lib/program-runtime.js's worker
-// runtime over this file's imports.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn, workerIndex } = {}) {
+// runtime over this file's imports. Its threads spawn by the program's rules
+// (programThreadSpawn), not the pool's.
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
   const program = programOf(processState, FILE);
-  const { imports } = createImports({ wasmModule, memory, program, threadSpawn: threadSpawn ?? (() => -1) });
+  const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
+  const { imports } = createImports({ wasmModule, memory, program, threadSpawn });
   return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex });
 }
 

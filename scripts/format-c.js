@@ -1,7 +1,8 @@
 // The C files' formatting (.clang-format): `node scripts/format-c.js --check`
 // (run by npm test) fails, listing the files, if clang-format would change any
-// C file of src/, test/c, test/fuzz, test/wasi-c, bench/c, bench/guest or
-// test/wasi-programs (the WASI behaviour programs); without --check it formats
+// C file of src/, test/c, test/fuzz, test/wasi-c, bench/c, bench/guest,
+// test/wasi-programs (the WASI behaviour programs) or guest/spawn (the C
+// pthreads guest); without --check it formats
 // them in place. CLANG_FORMAT names another binary (default: clang-format on
 // PATH; the style is written for clang-format 14).
 
@@ -27,6 +28,7 @@ const listed = spawnSync(
     "bench/c",
     "bench/guest",
     "test/wasi-programs",
+    "guest/spawn",
   ],
   { cwd: root, encoding: "utf8" },
 );

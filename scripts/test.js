@@ -8,7 +8,7 @@
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
 //      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; the guest builds (C, Zig, the WASI programs of
+//      serves; the guest builds (C, C with pthreads, Zig, the WASI programs of
 //      test/wasi-programs), if their scripts exist; and the cargo crate of
 //      the cargo runner test (scripts/build-cargo-crate.js)
 //   3. the runner's suites once more on its node:wasi fallback
@@ -50,6 +50,9 @@ if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scrip
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
+// C pthreads guests (clang-19 and ../shared/wasi-threads-sysroot; skipped
+// with a message when either is missing).
+if (existsSync(join(root, "scripts/build-c-guests.sh"))) step("C guest build", "sh", ["scripts/build-c-guests.sh"]);
 if (existsSync(join(root, "scripts/build-wasi-programs.sh"))) {
   step("WASI programs build", "sh", ["scripts/build-wasi-programs.sh"]);
 }
@@ -57,9 +60,15 @@ if (existsSync(join(root, "scripts/build-wasi-programs.sh"))) {
 step("cargo crate build", process.execPath, ["scripts/build-cargo-crate.js"]);
 
 if (process.platform === "linux" || process.platform === "darwin") {
-  const runnerSuites = ["program", "program-ring", "program-zig", "program-reactor", "program-plain", "program-exit"].map(
-    (name) => `test/${name}.test.js`,
-  );
+  const runnerSuites = [
+    "program",
+    "program-ring",
+    "program-zig",
+    "program-reactor",
+    "program-plain",
+    "program-exit",
+    "program-spawn",
+  ].map((name) => `test/${name}.test.js`);
   step("runner on node:wasi", process.execPath, ["--test", "--test-concurrency=1", ...runnerSuites], {
     WASI_THREAD_POOL_NODE_WASI: "1",
   });

@@ -70,6 +70,14 @@ describe("parseCommandLine: wasmtime's forms", () => {
     assert.deepEqual(opts.preopens, {});
   });
 
+  test("--max-threads N is maxThreads (0 allowed: no thread besides the main one)", () => {
+    assert.equal(parseCommandLine(["run", "--max-threads", "3", "app.wasm"]).maxThreads, 3);
+    assert.equal(parseCommandLine(["run", "--max-threads=0", "app.wasm"]).maxThreads, 0);
+    assert.equal(parseCommandLine(["run", "app.wasm"]).maxThreads, undefined);
+    assert.deepEqual(parseCommandLine(["run", "app.wasm", "--max-threads", "3"]).args, ["--max-threads", "3"]);
+    assert.match(HELP, /--max-threads <N>/);
+  });
+
   test("-- before the module ends the options", () => {
     const opts = parseCommandLine(["run", "--env", "A=1", "--", "--looks-like-an-option.wasm", "x"]);
     assert.equal(opts.file, "--looks-like-an-option.wasm");
@@ -131,6 +139,8 @@ describe("parseCommandLine: wasmtime's forms", () => {
     usage(["--mapdir", "/a::b", "app.wasm"], /--mapdir is not supported.*--dir HOST::GUEST/);
     usage(["--pool", "0", "app.wasm"], /--pool needs a positive integer/);
     usage(["--pool", "2x", "app.wasm"], /--pool needs a positive integer/);
+    usage(["--max-threads", "-1", "app.wasm"], /--max-threads needs a non-negative integer/);
+    usage(["--max-threads", "1.5", "app.wasm"], /--max-threads needs a non-negative integer/);
     usage(["--implementation", "fast", "app.wasm"], /--implementation is "native" or "js"/);
     usage(["--env"], /--env needs a value/);
     usage(["run", "--dir", "."], /no module given/);
@@ -231,6 +241,7 @@ describe("the CLI end to end", () => {
       "--argv0",
       "-S, --wasi",
       "-W, --wasm",
+      "--max-threads",
       "--pool",
       "--implementation",
       "-h, --help",

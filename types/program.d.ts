@@ -30,8 +30,13 @@ export interface RunWasiThreadsProgramOptions {
   stderr?: WasiProgramOutput;
   /** Preopened directories: `{ "/guest/path": "host/dir" }`. */
   preopens?: Readonly<Record<string, string>>;
-  /** The most pool workers alive at once. Default 1024. */
+  /** The most pool workers alive at once; threads beyond wait for a free worker. Default 1024. */
   poolSize?: number;
+  /**
+   * The most threads alive at once, the main thread not counted: `thread-spawn` fails (EAGAIN)
+   * only beyond it. Default 16384.
+   */
+  maxThreads?: number;
   /** The pool's waits. Default: native when the addon loads. */
   implementation?: "native" | "js";
 }
