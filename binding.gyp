@@ -15,20 +15,20 @@
     {
       "target_name": "wasi_thread_pool",
       "sources": [
-        "src/binding.c",
-        "src/addon_copy.c",
-        "src/wtp_pool.c",
-        "src/wtp_park.c",
-        "src/wtp_interrupt.c"
+        "src/node/binding.c",
+        "src/node/addon_copy.c",
+        "src/core/wtp_pool.c",
+        "src/core/wtp_park.c",
+        "src/core/wtp_interrupt.c"
       ],
       "defines": ["NAPI_VERSION=8"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["src/wait_linux.c", "<@(wasi_sources)"],
+          "sources": ["src/os/wait_linux.c", "<@(wasi_sources)"],
           "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
         }],
         ["OS=='mac'", {
-          "sources": ["src/wait_darwin.c", "<@(wasi_sources)"],
+          "sources": ["src/os/wait_darwin.c", "<@(wasi_sources)"],
           "xcode_settings": {
             "GCC_C_LANGUAGE_STANDARD": "c11",
             "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
@@ -37,7 +37,7 @@
           }
         }],
         ["OS=='win'", {
-          "sources": ["src/wait_windows.c"],
+          "sources": ["src/os/wait_windows.c"],
           "libraries": ["Synchronization.lib"],
           "msvs_settings": {
             "VCCLCompilerTool": {
@@ -46,7 +46,7 @@
           }
         }],
         ["OS not in ('linux', 'mac', 'win')", {
-          "sources": ["src/wait_portable.c"],
+          "sources": ["src/os/wait_portable.c"],
           "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra"]
         }]
       ]

@@ -3,7 +3,7 @@
 // src/ with different compile-time tunables (cc, binding.gyp's flags, into
 // .tmp/bench/exp/) and runs chosen scenarios on each variant and on the JS
 // pool, interleaved (variant A, B, ..., js, A, B, ...), each repetition in a
-// fresh process. Nothing in src/ or lib/ is touched: lib/binding.js loads the
+// fresh process. Nothing in src/ or lib/ is touched: lib/native/binding.js loads the
 // variant named by WASI_THREAD_POOL_ADDON.
 //
 //   node bench/experiment.js [--reps=N] [--only=handoff-hot,...] [--variants=a,b]
@@ -31,7 +31,7 @@ const opt = (name, def) => {
 };
 const reps = Number(opt("reps", 3));
 
-// -D tunables of src/wtp_park.h, or a patch applied to a scratch copy of
+// -D tunables of src/core/wtp_park.h, or a patch applied to a scratch copy of
 // src/ (never to src/ itself): { defines, patch: [[file, from, to], ...] }.
 const VARIANTS = {
   current: [],
@@ -47,7 +47,7 @@ const VARIANTS = {
     defines: [],
     patch: [
       [
-        "binding.c",
+        "node/binding.c",
         "static int env_backstop(void* env) { return env_stopping((napi_env)env); }",
         "static int env_backstop(void* env) { (void)env; return 0; /* experiment: no JS call */ }",
       ],
@@ -65,7 +65,7 @@ const VARIANTS = {
     defines: [],
     patch: [
       [
-        "wtp_park.c",
+        "core/wtp_park.c",
         `  int changed = 0;
   for (int i = 0; i < limit; i++) {`,
         `  int changed = 0;
@@ -86,7 +86,7 @@ const VARIANTS = {
     defines: [],
     patch: [
       [
-        "wtp_park.c",
+        "core/wtp_park.c",
         `  if (busy + (parked > 0 ? parked : 0) < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`,
         `  (void)parked;
   if (busy < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;`,
@@ -98,7 +98,7 @@ const VARIANTS = {
     defines: [],
     patch: [
       [
-        "wtp_park.c",
+        "core/wtp_park.c",
         `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
   return changed;`,
         `  atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
@@ -112,7 +112,7 @@ const VARIANTS = {
   return changed;`,
       ],
       [
-        "wtp_park.c",
+        "core/wtp_park.c",
         `/* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`,
         `#include <stdio.h>
 #include <stdlib.h>
@@ -122,7 +122,7 @@ __attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
 /* Returns 1 if *addr changed while spinning. Spins only with a ticket. */`,
       ],
       [
-        "wtp_park.c",
+        "core/wtp_park.c",
         `  int changed = 0;
   for (int i = 0; i < limit; i++) {`,
         `  int changed = 0;
@@ -136,7 +136,7 @@ __attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
     defines: [],
     patch: [
       [
-        "wtp_pool.c",
+        "core/wtp_pool.c",
         "  int32_t expected = WTP_IDLE;\n  /* Acquire:",
         "  int32_t expected = WTP_IDLE;\n  if (atomic_load_explicit(state, memory_order_relaxed) != WTP_IDLE) return 0; /* experiment */\n  /* Acquire:",
       ],

@@ -92,7 +92,7 @@ const quick = !!opt("quick");
 const only = typeof opt("only") === "string" ? opt("only").split(",").filter(Boolean) : null;
 const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps")) | 0) : null;
 
-// Which addon build the children load (lib/binding.js honours
+// Which addon build the children load (lib/native/binding.js honours
 // WASI_THREAD_POOL_ADDON in every thread).
 if (opt("fresh-addon")) {
   const exe = join(repoDir, ".tmp", "bench", "fresh-addon.node");
@@ -109,7 +109,7 @@ if (opt("fresh-addon")) {
 }
 // Imported only now, so that the addon choice above is what loads.
 const { implementations } = await import("./lib/api.js");
-const { native: loadedAddon } = await import("../lib/binding.js").catch(() => ({ native: null }));
+const { native: loadedAddon } = await import("../lib/native/binding.js").catch(() => ({ native: null }));
 const addonInfo = addonProvenance(loadedAddon?.path ?? null);
 
 // Which build was measured, and whether it is a build of src/: by content

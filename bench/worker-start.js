@@ -10,9 +10,9 @@
 //   bare      an empty script that posts one message
 //   pool      + lib/pool.js (the pool API and the addon)
 //   wasi      + node:wasi
-//   shared    lib/pool.js + lib/worker-shared.js (what lib/worker-node.js
+//   shared    lib/pool.js + lib/worker/shared.js (what lib/worker/node.js
 //             imports besides the pool)
-//   runtime   + lib/wasi-node.js (the runner's per-thread runtime, all of
+//   runtime   + lib/program/wasi-node.js (the runner's per-thread runtime, all of
 //             its imports)
 // Wall times on whatever machine this runs on; its load is not controlled.
 
@@ -25,8 +25,8 @@ const IMPORTS = {
   bare: [],
   pool: ["../lib/pool.js"],
   wasi: ["../lib/pool.js", "node:wasi"],
-  shared: ["../lib/pool.js", "../lib/worker-shared.js"],
-  runtime: ["../lib/pool.js", "../lib/wasi-node.js"],
+  shared: ["../lib/pool.js", "../lib/worker/shared.js"],
+  runtime: ["../lib/pool.js", "../lib/program/wasi-node.js"],
 };
 
 function source(imports) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // wasi-thread-pool [run] [OPTIONS] <WASM> [ARGS]...: runs a WASI command
 // program with runWasiThreadsProgram and exits with its exit code. The
-// command line is wasmtime's (lib/program-cli.js).
+// command line is wasmtime's (lib/program/cli.js).
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { HELP, UsageError, parseCommandLine } from "../lib/program-cli.js";
+import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
 
 function usage(message) {
   process.stderr.write(`wasi-thread-pool: ${message}\n\nRun wasi-thread-pool --help for usage.\n`);
@@ -42,7 +42,7 @@ try {
 }
 
 // The runner alone, not the whole package (start-up time).
-const { runWasiThreadsProgram } = await import("../lib/program.js");
+const { runWasiThreadsProgram } = await import("../lib/program/run.js");
 try {
   const { exitCode } = await runWasiThreadsProgram(bytes, {
     args: [opts.argv0 ?? basename(opts.file), ...opts.args],

@@ -4,12 +4,12 @@
 // runner; lib/index.browser.js adds their browser stand-ins. Browser-safe,
 // like everything it imports.
 
-export * from "./pool-api.js";
-export * from "./host.js";
+export * from "./pool/api.js";
+export * from "./host/host.js";
 export {
   WASI_THREAD_HOSTCALL_MESSAGE,
   WasiExitError,
   createWasiThreadWorkerRuntime,
   resolveModuleExtraImports,
-} from "./runtime.js";
-export { describeWasiThreadsMemory } from "./wasm-memory.js";
+} from "./worker/runtime.js";
+export { describeWasiThreadsMemory } from "./worker/wasm-memory.js";

@@ -3,10 +3,10 @@
 // Node 20 Liftoff guard and the program runner.
 //
 // Importing it changes nothing in the process: the terminate/exit hooks come
-// with the first native pool (lib/native-backend.js), and --no-liftoff only
-// with compileWasiThreadGuest or protectFromLiftoffHazard (lib/liftoff.js).
+// with the first native pool (lib/native/backend.js), and --no-liftoff only
+// with compileWasiThreadGuest or protectFromLiftoffHazard (lib/worker/liftoff.js).
 
-import "./native-backend.js";
+import "./native/backend.js";
 
 export * from "./index-shared.js";
 export {
@@ -15,5 +15,5 @@ export {
   liftoffHazardAffected,
   liftoffHazardState,
   protectFromLiftoffHazard,
-} from "./liftoff.js";
-export * from "./program.js";
+} from "./worker/liftoff.js";
+export * from "./program/run.js";

@@ -1,7 +1,7 @@
 // The pool API for Node: the native core when the addon loads, the JS twin
-// otherwise (lib/pool-api.js says how a pool's implementation is chosen and
-// followed; lib/native-backend.js hands it the addon).
+// otherwise (lib/pool/api.js says how a pool's implementation is chosen and
+// followed; lib/native/backend.js hands it the addon).
 
-import "./native-backend.js";
+import "./native/backend.js";
 
-export * from "./pool-api.js";
+export * from "./pool/api.js";

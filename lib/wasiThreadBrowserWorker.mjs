@@ -1,8 +1,8 @@
 // The browser pool worker (SDK-CONTRACT 3.2). One module worker per pool
-// slot, created and probed by the browser branch of lib/host.js.
+// slot, created and probed by the browser branch of lib/host/host.js.
 //
-// Browser-safe only: it imports lib/pool-api.js (the JS twin only here: no
-// addon), lib/worker-shared.js, lib/runtime.js and, through it,
+// Browser-safe only: it imports lib/pool/api.js (the JS twin only here: no
+// addon), lib/worker/shared.js, lib/worker/runtime.js and, through it,
 // @bjorn3/browser_wasi_shim. Browsers cannot resolve that bare specifier from a served directory: serve the bundle
 // dist/wasiThreadBrowserWorker.mjs instead, or let your bundler follow this
 // file (docs/browser-workers.md).
@@ -19,15 +19,15 @@
 //   A trap: console.error; the slot is retired and then {t:"error", tid,
 //   error} is posted, so that an owner receiving it sees the slot retired.
 
-import { WASI_THREAD_POOL_PROTOCOL } from "./layout.js";
-import { bindWasiThreadPool } from "./pool-internal.js";
-import { checkSlot } from "./validate.js";
-import { createRunThread, startRuntime } from "./worker-shared.js";
+import { WASI_THREAD_POOL_PROTOCOL } from "./pool/layout.js";
+import { bindWasiThreadPool } from "./pool/internal.js";
+import { checkSlot } from "./pool/validate.js";
+import { createRunThread, startRuntime } from "./worker/shared.js";
 
 const scope = globalThis;
 // The last trap, {tid, error}: reported once the slot is retired.
 let fault = null;
-// runThread over the instance policy's runner (lib/worker-shared.js): the
+// runThread over the instance policy's runner (lib/worker/shared.js): the
 // worker's kept instance for every thread, or a fresh one per thread with
 // freshInstances.
 let runThread = null;
@@ -45,7 +45,7 @@ async function probe(msg) {
   try {
     // Guest threads here may spawn threads too: owner false, no grow (the
     // browser pool is fixed), no message dispatch.
-    // The one check of the pool (lib/pool-internal.js).
+    // The one check of the pool (lib/pool/internal.js).
     if (pool) poolOps = bindWasiThreadPool(pool);
     const spawn = poolOps ? poolOps.createSpawn() : null;
     const { runner } = await startRuntime({

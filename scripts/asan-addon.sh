@@ -19,8 +19,8 @@ cc=${CC:-gcc}
   -fsanitize=address,undefined -fno-sanitize-recover=all \
   -DNAPI_VERSION=8 -I"$(dirname "$(command -v node)")/../include/node" \
   -o "$out/wasi_thread_pool.node" \
-  src/binding.c src/addon_copy.c src/wtp_pool.c src/wtp_park.c \
-  src/wtp_interrupt.c src/wait_linux.c \
+  src/node/binding.c src/node/addon_copy.c src/core/wtp_pool.c src/core/wtp_park.c \
+  src/core/wtp_interrupt.c src/os/wait_linux.c \
   $(node -p 'JSON.parse(require("fs").readFileSync("binding.gyp", "utf8")).variables.wasi_sources.join(" ")')
 
 export WASI_THREAD_POOL_ADDON="$PWD/$out/wasi_thread_pool.node"

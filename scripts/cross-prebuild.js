@@ -98,7 +98,7 @@ export const CROSS_TARGETS = [
     arch: "x64",
     libc: "glibc",
     zig: "x86_64-linux-gnu.2.17",
-    wait: "wait_linux.c",
+    wait: "os/wait_linux.c",
     flags: LINUX,
   },
   {
@@ -107,7 +107,7 @@ export const CROSS_TARGETS = [
     arch: "x64",
     libc: "musl",
     zig: "x86_64-linux-musl",
-    wait: "wait_linux.c",
+    wait: "os/wait_linux.c",
     flags: LINUX,
   },
   {
@@ -116,7 +116,7 @@ export const CROSS_TARGETS = [
     arch: "arm64",
     libc: "glibc",
     zig: "aarch64-linux-gnu.2.17",
-    wait: "wait_linux.c",
+    wait: "os/wait_linux.c",
     flags: LINUX,
   },
   {
@@ -125,7 +125,7 @@ export const CROSS_TARGETS = [
     arch: "arm64",
     libc: "musl",
     zig: "aarch64-linux-musl",
-    wait: "wait_linux.c",
+    wait: "os/wait_linux.c",
     flags: LINUX,
   },
   {
@@ -134,7 +134,7 @@ export const CROSS_TARGETS = [
     arch: "x64",
     libc: null,
     zig: "x86_64-macos.11.0",
-    wait: "wait_darwin.c",
+    wait: "os/wait_darwin.c",
     flags: MAC,
     darwin: { arch: "x86_64", min: "10.15" },
   },
@@ -144,7 +144,7 @@ export const CROSS_TARGETS = [
     arch: "arm64",
     libc: null,
     zig: "aarch64-macos.11.0",
-    wait: "wait_darwin.c",
+    wait: "os/wait_darwin.c",
     flags: MAC,
     darwin: { arch: "arm64", min: "11.0" },
   },
@@ -154,7 +154,7 @@ export const CROSS_TARGETS = [
     arch: "x64",
     libc: null,
     zig: "x86_64-windows-gnu",
-    wait: "wait_windows.c",
+    wait: "os/wait_windows.c",
     flags: ["-std=c11"],
     windows: true,
   },
@@ -201,7 +201,7 @@ function nodeDef(srcDir) {
       if (m) names.add(m[1]);
     }
   }
-  for (const file of readdirSync(join(srcDir, "src")).filter((f) => f.endsWith(".c"))) {
+  for (const file of readdirSync(join(srcDir, "src"), { recursive: true }).filter((f) => f.endsWith(".c"))) {
     const text = readFileSync(join(srcDir, "src", file), "utf8");
     for (const m of text.matchAll(/\b(uv_[a-z0-9_]+)\s*\(/g)) names.add(m[1]);
   }

@@ -143,7 +143,7 @@ export PREBUILDS_ONLY=1 CI=true NODE_OPTIONS="--require $work/preload.cjs" WTP_Q
 unset WASI_THREAD_POOL_NO_ADDON WASI_THREAD_POOL_ADDON WASI_THREAD_POOL_IMPLEMENTATION NODE_TEST_CONTEXT
 
 loaded="$("$work/bin/node" --input-type=module -e '
-  const { native } = await import("./lib/binding.js");
+  const { native } = await import("./lib/native/binding.js");
   console.log(`${process.arch} ${native.path ?? native.error}`);')"
 echo "=== qemu-arm64: Node $("$work/bin/node" -p process.version), addon: $loaded"
 case "$loaded" in

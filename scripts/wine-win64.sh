@@ -108,7 +108,7 @@ cat >"$work/load.mjs" <<'EOF'
 const { native } = await import(process.argv[2]);
 console.log(`${process.platform} ${process.arch} ${native.path ?? native.error}`);
 EOF
-winnode "$work/load.log" "$work/load.mjs" "$root/lib/binding.js" || true
+winnode "$work/load.log" "$work/load.mjs" "$root/lib/native/binding.js" || true
 loaded="$(tail -1 "$work/load.log")"
 echo "=== wine-win64: Node $version under $("$WINE" --version 2>/dev/null), addon: $loaded"
 case "$loaded" in

@@ -24,7 +24,7 @@ import {
   S_FLAGS,
   S_STATE,
   slotBase,
-} from "../lib/layout.js";
+} from "../lib/pool/layout.js";
 
 const {
   WASI_THREAD_POOL_SLOT: SLOT,

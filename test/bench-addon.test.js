@@ -65,7 +65,7 @@ test("a build of the same sources matches, however old its file looks; a build o
   assert.match(same.note, /identical/);
 
   // The sources move on (a new function in the core): the old build is stale.
-  appendFileSync(join(repo, "src", "wtp_pool.c"), "\nint wtp__bench_check_marker(void) { return 42; }\n");
+  appendFileSync(join(repo, "src", "core", "wtp_pool.c"), "\nint wtp__bench_check_marker(void) { return 42; }\n");
   const stale = compareAddonWithSources(addon, repo);
   assert.equal(stale.matchesSrc, false, stale.note);
   assert.match(stale.note, /differs from a fresh build of src\//);
@@ -73,7 +73,7 @@ test("a build of the same sources matches, however old its file looks; a build o
 
 test("when the sources cannot be built, nothing is claimed either way", (t) => {
   const repo = scratchRepo(t);
-  appendFileSync(join(repo, "src", "wtp_pool.c"), "\n#error not a buildable source\n");
+  appendFileSync(join(repo, "src", "core", "wtp_pool.c"), "\n#error not a buildable source\n");
   const r = compareAddonWithSources(join(ROOT, "package.json"), repo);
   assert.equal(r.matchesSrc, null);
   assert.match(r.note, /node-gyp rebuild of src\/ failed/);

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { native } from "../lib/binding.js";
+import { native } from "../lib/native/binding.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -40,7 +40,7 @@ describe("native handles and the SharedArrayBuffer", { skip: native.binding === 
     const result = runChild(
       ["--expose-gc"],
       `
-      import { native } from "./lib/binding.js";
+      import { native } from "./lib/native/binding.js";
       const { binding } = native;
       const collected = new Set();
       const registry = new FinalizationRegistry((name) => collected.add(name));

@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 
-import { native } from "../lib/binding.js";
+import { native } from "../lib/native/binding.js";
 
 const binding = native.binding;
 const HAS_WASI = typeof binding?.wasiCreate === "function";
-const BINDING_URL = new URL("../lib/binding.js", import.meta.url).href;
+const BINDING_URL = new URL("../lib/native/binding.js", import.meta.url).href;
 
 const EFAULT = 21;
 const RIGHTS_ALL = 0x1fffffffn;
@@ -341,7 +341,7 @@ describe("the program WASI's binding", { skip: HAS_WASI ? false : "no C WASI in 
   });
 });
 
-// The runner's link check (lib/program-link.js) accepts a preview1 import
+// The runner's link check (lib/program/link.js) accepts a preview1 import
 // exactly when the program's WASI can serve it: the C WASI's import object is
 // the check's table less proc_exit (which the runner's JS provides), and each
 // import takes the table's parameters (an i64 a BigInt, an i32 a Number; one
@@ -349,7 +349,7 @@ describe("the program WASI's binding", { skip: HAS_WASI ? false : "no C WASI in 
 // out of a one-page memory, so each returns an errno at once.
 describe("the link check and the C WASI", { skip: HAS_WASI ? false : "no C WASI in this addon (Windows, or no addon)" }, () => {
   it("provide the same preview1 functions with the same parameter types", async () => {
-    const { PREVIEW1_SIGNATURES } = await import("../lib/program-link.js");
+    const { PREVIEW1_SIGNATURES } = await import("../lib/program/link.js");
     const id = binding.wasiCreate({ stdio: [-1, -1, -1] });
     const wasi = binding.wasiImports(id, new WebAssembly.Memory({ initial: 1 }), () => {
       throw new Error("stopped");

@@ -1,5 +1,5 @@
 // The command line of bin/wasi-thread-pool.js in wasmtime's forms
-// (lib/program-cli.js): the parser on its own, then the CLI end to end on
+// (lib/program/cli.js): the parser on its own, then the CLI end to end on
 // both pool implementations with a program that prints its arguments, its
 // environment and a file of a preopened directory (test/support/wasi-programs.js).
 
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { HELP, UsageError, parseCommandLine } from "../lib/program-cli.js";
+import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 import { showProgram } from "./support/wasi-programs.js";

@@ -67,7 +67,7 @@ function graph(entry) {
 it("the root and ./pool export every SDK pool name; the root and ./host every SDK host name", async () => {
   const root = await import("../lib/index.js");
   const pool = await import("../lib/pool.js");
-  const host = await import("../lib/host.js");
+  const host = await import("../lib/host/host.js");
   for (const name of SDK_POOL_NAMES) {
     assert.ok(name in root, `root lacks ${name}`);
     assert.ok(name in pool, `./pool lacks ${name}`);
@@ -82,7 +82,7 @@ it("the browser entries never reach the addon loader or a node: module", () => {
   for (const condition of [pkg.exports["."].browser, pkg.exports["./pool"].browser, pkg.exports["./worker-browser"]]) {
     const { files, bare } = graph(condition);
     assert.ok(
-      !files.some((f) => f.endsWith("lib/binding.js") || f.endsWith("lib/native-backend.js") || f.endsWith("lib/pool.js")),
+      !files.some((f) => f.endsWith("lib/native/binding.js") || f.endsWith("lib/native/backend.js") || f.endsWith("lib/pool.js")),
       `${condition} reaches ${files}`,
     );
     assert.deepEqual(
@@ -109,10 +109,10 @@ it("the README and docs/api.md entry tables list exactly the package's entry poi
 });
 
 // Test hooks stay out of the shipped addon: setSpinLimit would let any code
-// set a process-wide spin of 2^31 pauses (src/binding.c, "Internal
+// set a process-wide spin of 2^31 pauses (src/node/binding.c, "Internal
 // exports"). Only a test build (test/support/test-addon.js) has it.
 it("the shipped addon has no test hooks", async (t) => {
-  const { native } = await import("../lib/binding.js");
+  const { native } = await import("../lib/native/binding.js");
   if (native.binding === null) return t.skip("no native addon");
   if (process.env.WASI_THREAD_POOL_ADDON) return t.skip("WASI_THREAD_POOL_ADDON names another build");
   assert.equal(native.binding.internal.setSpinLimit, undefined);

@@ -186,7 +186,7 @@ for (const implementation of IMPLEMENTATIONS) {
       {
         todo:
           implementation === "js"
-            ? "lib/pool-js.js serveWasiThreadPoolSlot retires the slot of a throwing runThread in a catch block, which a worker's termination skips; the parent worker that started it is blocked in its own serve loop and cannot handle the exit event either, so the slot stays RUNNING (active 1) until the parent's serve loop ends"
+            ? "lib/pool/twin.js serveWasiThreadPoolSlot retires the slot of a throwing runThread in a catch block, which a worker's termination skips; the parent worker that started it is blocked in its own serve loop and cannot handle the exit event either, so the slot stays RUNNING (active 1) until the parent's serve loop ends"
             : false,
       },
       async () => {

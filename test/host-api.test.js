@@ -1,4 +1,4 @@
-// lib/host.js: module exports, the error class, worker URL resolution
+// lib/host/host.js: module exports, the error class, worker URL resolution
 // (SDK-CONTRACT 2.10), option validation and its order (2.2), the hostcall
 // stub (2.5) and isWasiThreadsModule. Runs in Node's own environment; the
 // browser branch has its own file (host-browser.test.js).
@@ -7,7 +7,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 
-import * as host from "../lib/host.js";
+import * as host from "../lib/host/host.js";
 import { installBrowserGlobals } from "./support/host-env.js";
 
 const {
@@ -61,7 +61,7 @@ test("module exports the SDK names", () => {
   assert.equal(host.BROWSER_POOL_PROBE_TIMEOUT_MS, 1500);
 });
 
-test("DEFAULT_BROWSER_WORKER_URL is the sibling worker file of lib/host.js", () => {
+test("DEFAULT_BROWSER_WORKER_URL is the sibling worker file of lib/host/host.js", () => {
   assert.ok(DEFAULT_BROWSER_WORKER_URL instanceof URL);
   assert.equal(DEFAULT_BROWSER_WORKER_URL.href, new URL(`../lib/${FILE}`, import.meta.url).href);
 });
@@ -69,7 +69,7 @@ test("DEFAULT_BROWSER_WORKER_URL is the sibling worker file of lib/host.js", () 
 test("DEFAULT_BROWSER_WORKER_URL is null, and evaluation does not throw, without a usable import.meta.url", async () => {
   // A data: URL module has an import.meta.url that cannot anchor "./x", like
   // a blob or IIFE bundle.
-  const source = readFileSync(new URL("../lib/worker-url.js", import.meta.url), "utf8");
+  const source = readFileSync(new URL("../lib/host/worker-url.js", import.meta.url), "utf8");
   const mod = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
   assert.equal(mod.DEFAULT_BROWSER_WORKER_URL, null);
   const error = catchSync(() => mod.resolveBrowserWorkerUrl());
@@ -337,15 +337,15 @@ test("hostcall stub: any falsy hostcallChannel counts as missing", async () => {
 });
 
 // ---------------------------------------------------------------------------
-// The Node branch: loaded lazily from lib/host-node.js (tested on its own
+// The Node branch: loaded lazily from lib/host/node.js (tested on its own
 // in test/host-node*.test.js). Here only that it is reached and declines
 // at once with poolSize 0 (no worker started).
 
-const hostNodePresent = existsSync(new URL("../lib/host-node.js", import.meta.url));
+const hostNodePresent = existsSync(new URL("../lib/host/node.js", import.meta.url));
 
 test(
-  "Node branch: createWasiThreadSpawn hands over to lib/host-node.js",
-  { skip: !hostNodePresent && "lib/host-node.js not present yet" },
+  "Node branch: createWasiThreadSpawn hands over to lib/host/node.js",
+  { skip: !hostNodePresent && "lib/host/node.js not present yet" },
   async () => {
     const wabt = await (await import("wabt")).default();
     const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });

@@ -1,5 +1,5 @@
-// lib/host.js's browser branch under Node (SDK-CONTRACT 2.7, 2.8, 2.11):
-// process.release is masked while a fresh lib/host.js is imported, and a
+// lib/host/host.js's browser branch under Node (SDK-CONTRACT 2.7, 2.8, 2.11):
+// process.release is masked while a fresh lib/host/host.js is imported, and a
 // scripted mock Worker stands in for the browser's. The mock cannot serve its
 // slot (that blocks the only thread), so tests act as each worker between
 // spawns: take()/finish() for protocol 2, {t:"exit"} for legacy workers.
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 
 import { captureConsoleError, delay, importBrowserHost, installBrowserGlobals, sharedMemory } from "./support/host-env.js";
 import { MockWorker } from "./support/mock-worker.js";
-import { FLAG_MESSAGE_DISPATCH, H_SLOTS, S_ARG, S_FLAGS, WASI_THREAD_POOL_SLOT, slotBase } from "../lib/layout.js";
+import { FLAG_MESSAGE_DISPATCH, H_SLOTS, S_ARG, S_FLAGS, WASI_THREAD_POOL_SLOT, slotBase } from "../lib/pool/layout.js";
 import { createWasiThreadPoolSpawn, wasiThreadPoolSlotState, wasiThreadPoolLastTid } from "../lib/pool.browser.js";
 
 const { PENDING, IDLE, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;

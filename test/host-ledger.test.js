@@ -1,9 +1,9 @@
-// lib/host-ledger.js: the spawn ledger (SDK-CONTRACT 2.4).
+// lib/host/ledger.js: the spawn ledger (SDK-CONTRACT 2.4).
 
 import test from "node:test";
 import assert from "node:assert/strict";
 
-import { createSpawnLedger } from "../lib/host-ledger.js";
+import { createSpawnLedger } from "../lib/host/ledger.js";
 import { createWasiThreadPool, createWasiThreadPoolSpawn, openWasiThreadPoolSlots } from "../lib/pool.browser.js";
 
 const EMPTY_REPORT = {

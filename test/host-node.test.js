@@ -1,11 +1,11 @@
-// The Node thread host (lib/host-node.js) and its workers (lib/worker-node.js)
+// The Node thread host (lib/host/node.js) and its workers (lib/worker/node.js)
 // with real WebAssembly guests (test/fixtures/*.wat), on both pool
 // implementations. Scenarios that need their own process (stdout/stderr,
 // process exit, execArgv) are in host-node-process.test.js.
 
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { workerExecArgv } from "../lib/host-node.js";
+import { workerExecArgv } from "../lib/host/node.js";
 import { IMPLEMENTATIONS, KIND, W, arg, skipImplementation, startGuest, until } from "./support/guest-host.js";
 
 const EXTRA_FACTORY_URL = new URL("./support/guest-extra-factory.js", import.meta.url).href;

@@ -33,7 +33,7 @@ for (const [entry, types] of [
   ["../lib/index.browser.js", "index.d.ts"],
   ["../lib/pool.js", "pool.d.ts"],
   ["../lib/pool.browser.js", "pool.d.ts"],
-  ["../lib/host.js", "host.d.ts"],
+  ["../lib/host/host.js", "host.d.ts"],
 ]) {
   test(`types/${types} declares every value export of ${entry.slice(3)}`, async () => {
     const mod = await import(entry);

@@ -1,7 +1,7 @@
 // Hostile header and slot values, on both implementations.
 //
 // Any thread that holds the pool's SharedArrayBuffer can write any word, so
-// every header word is untrusted (src/wtp.h, lib/pool-js.js). Each case here
+// every header word is untrusted (src/core/wtp.h, lib/pool/twin.js). Each case here
 // writes one hostile value, drives the public API, and asserts the
 // documented outcome: a decline with a reason, a RangeError or a clear
 // Error, or a clamped result. docs/reliability.md has the same table.
@@ -30,7 +30,7 @@ import {
   S_TID,
   WASI_THREAD_POOL_SLOT as SLOT,
   slotBase,
-} from "../lib/layout.js";
+} from "../lib/pool/layout.js";
 
 const IMPLEMENTATIONS = api.getWasiThreadPoolImplementation().native.available ? ["js", "native"] : ["js"];
 const GUARD = 16;

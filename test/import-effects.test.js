@@ -1,15 +1,15 @@
 // Importing the package changes nothing in the process: no patched
 // Worker.prototype.terminate, no "exit" listener, no V8 flag. The hooks that
 // make native waits end promptly come with the first native pool, in each
-// thread that uses one (lib/native-backend.js); --no-liftoff comes only with
-// compileWasiThreadGuest or protectFromLiftoffHazard (lib/liftoff.js).
+// thread that uses one (lib/native/backend.js); --no-liftoff comes only with
+// compileWasiThreadGuest or protectFromLiftoffHazard (lib/worker/liftoff.js).
 //
 // Each case runs in a fresh process: hooks and V8 flags are process-wide.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { it } from "node:test";
-import { native } from "../lib/binding.js";
+import { native } from "../lib/native/binding.js";
 
 const lib = (file) => JSON.stringify(new URL(`../lib/${file}`, import.meta.url).href);
 const NODE_20 = process.versions.node.startsWith("20.");
@@ -29,11 +29,11 @@ function inChild(code, env = {}) {
   return JSON.parse(out);
 }
 
-for (const entry of ["index.js", "pool.js", "host.js", "runtime.js", "liftoff.js"]) {
+for (const entry of ["index.js", "pool.js", "host/host.js", "worker/runtime.js", "worker/liftoff.js"]) {
   it(`importing lib/${entry} patches nothing and sets no V8 flag`, () => {
     const r = inChild(`
       await import(${lib(entry)});
-      const { liftoffHazardState, probeLiftoffHazard } = await import(${lib("liftoff.js")});
+      const { liftoffHazardState, probeLiftoffHazard } = await import(${lib("worker/liftoff.js")});
       // The raw probe compiles its bytes for the first time in this process:
       // on Node 20 it still shows the hazard unless --no-liftoff was set.
       console.log(JSON.stringify({ ...state(), protected: liftoffHazardState().protected, hazard: probeLiftoffHazard() }));`);

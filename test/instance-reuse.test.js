@@ -13,8 +13,8 @@
 import assert from "node:assert/strict";
 import { test, describe } from "node:test";
 import { Worker } from "node:worker_threads";
-import { createWasiThreadSpawn } from "../lib/host.js";
-import { WasiExitError, createThreadRunner, createWasiThreadWorkerRuntime } from "../lib/runtime.js";
+import { createWasiThreadSpawn } from "../lib/host/host.js";
+import { WasiExitError, createThreadRunner, createWasiThreadWorkerRuntime } from "../lib/worker/runtime.js";
 import { compileFixture, sharedMemory } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 

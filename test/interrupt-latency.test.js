@@ -3,8 +3,8 @@
 // terminate lands: parked, about to park, or still spinning. Before the fix
 // the binding's interrupter set a flag and woke the word through the
 // parked-counter skip, and a waiter that was spinning (or between announcing
-// itself and sleeping) missed both until its slice ended (src/wtp_interrupt.c,
-// "Stopping"; src/wtp_park.c, "Stopping a waiter"; test/c/test_interrupt.c
+// itself and sleeping) missed both until its slice ended (src/core/wtp_interrupt.c,
+// "Stopping"; src/core/wtp_park.c, "Stopping a waiter"; test/c/test_interrupt.c
 // holds the same in C).
 //
 // Time is the behaviour here, so the test bounds it: the 99th percentile of
@@ -26,7 +26,7 @@ import { testAddon } from "./support/test-addon.js";
 
 const hooks = testAddon();
 if (hooks.path !== null) process.env.WASI_THREAD_POOL_ADDON = hooks.path;
-const { native } = await import("../lib/binding.js");
+const { native } = await import("../lib/native/binding.js");
 const { api, createPool, IMPLEMENTATIONS } = await import("./support/impls.js");
 const { delay, startMessagingWorker, within } = await import("./support/pool-threads.js");
 

@@ -1,12 +1,12 @@
-// One source of truth for the buffer layout: src/wtp.h defines it, the addon
-// exports it (binding.layout), and lib/layout.js (which browsers use without
+// One source of truth for the buffer layout: src/core/wtp.h defines it, the addon
+// exports it (binding.layout), and lib/pool/layout.js (which browsers use without
 // the addon) must agree with it number for number.
 
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { native } from "../lib/binding.js";
-import * as layout from "../lib/layout.js";
-import { POOL_DECLINE_REASONS } from "../lib/reasons.js";
+import { native } from "../lib/native/binding.js";
+import * as layout from "../lib/pool/layout.js";
+import { POOL_DECLINE_REASONS } from "../lib/pool/reasons.js";
 
 const expected = {
   PROTOCOL: layout.WASI_THREAD_POOL_PROTOCOL,
@@ -34,13 +34,13 @@ const expected = {
   IMPL_NATIVE: layout.IMPL_NATIVE,
   IMPL_CLOSED: layout.IMPL_CLOSED,
   IMPL_MASK: layout.IMPL_MASK,
-  // lib/reasons.js numbers the pool's decline reasons as the core does.
+  // lib/pool/reasons.js numbers the pool's decline reasons as the core does.
   ...Object.fromEntries(
     POOL_DECLINE_REASONS.slice(1).map((reason, i) => [`REASON_${reason.toUpperCase().replaceAll("-", "_")}`, i + 1]),
   ),
 };
 
-it("lib/layout.js and lib/reasons.js match the addon's layout export, constant for constant", (t) => {
+it("lib/pool/layout.js and lib/pool/reasons.js match the addon's layout export, constant for constant", (t) => {
   if (native.binding === null) {
     t.skip(`the addon did not load: ${native.error}`);
     return;

@@ -1,4 +1,4 @@
-// The Node 20 Liftoff hazard (lib/liftoff.js): the probe, the protection, the
+// The Node 20 Liftoff hazard (lib/worker/liftoff.js): the probe, the protection, the
 // safe compile and the one-time warning. V8 flags are process-wide and only
 // ever switched on, so the order of the tests in this file matters, and the
 // cases that need a pristine process run in child processes.
@@ -13,11 +13,11 @@ import {
   liftoffHazardState,
   probeLiftoffHazard,
   protectFromLiftoffHazard,
-} from "../lib/liftoff.js";
+} from "../lib/worker/liftoff.js";
 import { watToBytes } from "./fixtures/build.js";
 
 const NODE_20 = process.versions.node.startsWith("20.");
-const LIFTOFF_URL = new URL("../lib/liftoff.js", import.meta.url).href;
+const LIFTOFF_URL = new URL("../lib/worker/liftoff.js", import.meta.url).href;
 
 // The hazard's shape in a guest: a second i32 param read after an atomic
 // wait that returned "not-equal" at once. (Different bytes from the probe.)

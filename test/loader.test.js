@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { it } from "node:test";
-import { native } from "../lib/binding.js";
+import { native } from "../lib/native/binding.js";
 import * as pool from "../lib/pool.js";
 import { Worker } from "node:worker_threads";
 
@@ -164,6 +164,6 @@ it(
     assert.equal(r.installed, true);
     assert.equal(r.hookedName, "terminateWorker");
     assert.equal(typeof r.code, "number", "it terminated the worker");
-    assert.match(r.late, /imported after lib\/native-backend\.js/);
+    assert.match(r.late, /imported after lib\/native\/backend\.js/);
   },
 );

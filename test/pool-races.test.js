@@ -14,8 +14,8 @@
 import { after, describe, it } from "node:test";
 import assert from "node:assert/strict";
 
-import { native } from "../lib/binding.js";
-import { H_IMPL, H_SLOTS, IMPL_CLOSED, IMPL_MASK, S_FLAGS, slotBase } from "../lib/layout.js";
+import { native } from "../lib/native/binding.js";
+import { H_IMPL, H_SLOTS, IMPL_CLOSED, IMPL_MASK, S_FLAGS, slotBase } from "../lib/pool/layout.js";
 import { api, createPool, IMPLEMENTATIONS } from "./support/impls.js";
 import { sharedInts, startMessagingWorker, within } from "./support/pool-threads.js";
 
@@ -287,7 +287,7 @@ describe("native spawner result array", { skip: !IMPLEMENTATIONS.includes("nativ
   });
 });
 
-// createSpawner reads its arguments through one table (src/binding.c,
+// createSpawner reads its arguments through one table (src/node/binding.c,
 // spawner_args): every entry, given a bad value, throws its own error naming
 // the argument, in the table's order, and the arguments that pass make a
 // spawner.

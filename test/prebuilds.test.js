@@ -44,7 +44,7 @@ import {
   uvInclude,
   zigPath,
 } from "../scripts/cross-prebuild.js";
-import { currentTarget } from "../lib/prebuilds.js";
+import { currentTarget } from "../lib/native/prebuilds.js";
 import { inspect, problems } from "./support/objfile.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

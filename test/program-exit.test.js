@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runWasiThreadsProgram } from "../lib/index.js";
-import { PREVIEW1_SIGNATURES } from "../lib/program-link.js";
+import { PREVIEW1_SIGNATURES } from "../lib/program/link.js";
 import { watToBytes } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 import { exitProgram } from "./support/wasi-programs.js";

@@ -1,4 +1,4 @@
-// The runner's output ring (lib/program-control.js) on its own: a writer
+// The runner's output ring (lib/program/control.js) on its own: a writer
 // thread puts numbered records into a ring much smaller than what it writes,
 // so the ring wraps and the writer waits for room many times; the reader
 // (this thread, woken through the doorbell with Atomics.waitAsync, as the
@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Worker } from "node:worker_threads";
-import { C_DOORBELL, CONTROL_WORDS, drainOutputRing } from "../lib/program-control.js";
+import { C_DOORBELL, CONTROL_WORDS, drainOutputRing } from "../lib/program/control.js";
 import { ringRecord } from "./support/ring-records.js";
 
 test("the output ring delivers every record in order across wrap-arounds and waits for room", async () => {

@@ -60,7 +60,7 @@ describe("a Zig 0.11 program through the CLI", { skip }, () => {
         assert.equal(r.code, 7, r.stderr);
         assert.equal(r.stdout, reference.stdout);
         // Nothing but, where the C WASI is not there (no addon, Windows), the
-        // runner's one notice that it runs on node:wasi (lib/program-wasi.js).
+        // runner's one notice that it runs on node:wasi (lib/program/wasi.js).
         assert.equal(r.stderr.replace(/^wasi-thread-pool: running the program on node:wasi.*\n/, ""), "");
       });
     }

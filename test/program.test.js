@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { compileWasiThreadGuest, describeWasiThreadsMemory, runWasiThreadsProgram } from "../lib/index.js";
-import { describeProgramMemory } from "../lib/wasm-memory.js";
+import { describeProgramMemory } from "../lib/worker/wasm-memory.js";
 import { watToBytes } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 import { REFUSED, buildProgram } from "./support/program-guests.js";

@@ -14,7 +14,7 @@
 //
 // The main run includes H_SLOTS < 0 with growing spawners and a grow() that
 // retires its own slot before it returns (a re-entrant owner): both diverged
-// before lib/pool-js.js commit 582100f. It found the native
+// before lib/pool/twin.js commit 582100f. It found the native
 // wasiThreadPoolRunningTid giving null for a RUNNING slot whose S_TID is 0
 // (fixed in f16ab48; test/hostile.test.js keeps the case).
 

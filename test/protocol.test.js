@@ -27,7 +27,7 @@ import {
   S_THREAD,
   S_TID,
   slotBase,
-} from "../lib/layout.js";
+} from "../lib/pool/layout.js";
 
 const {
   WASI_THREAD_POOL_PROTOCOL,

@@ -1,5 +1,6 @@
 // The README's "Repository layout" table matches the tree: every folder at
-// the top of the repository is a row, every file of lib/ is named by a row
+// the top of the repository is a row, every room of lib/ and src/ is a row and
+// every file at lib/'s top is named by a row
 // (a `*` in a row's name stands for any part of a file name), and every path
 // a row names exists.
 
@@ -31,15 +32,20 @@ it("every top-level folder of the repository is a row", () => {
   for (const folder of folders) assert.ok(named.includes(folder), `README's layout table lacks ${folder}`);
 });
 
-it("every file of lib/ is named by a row", () => {
-  const patterns = named.filter((name) => name.startsWith("lib/") && name !== "lib/").map(asPattern);
-  for (const file of readdirSync(new URL("../lib/", import.meta.url))) {
-    assert.ok(
-      patterns.some((pattern) => pattern.test(`lib/${file}`)),
-      `README's layout table does not name lib/${file}`,
-    );
-  }
-});
+// lib/ and src/ are rooms: every folder in them is a row of its own, and
+// every file at lib/'s top (the entry points) is named by a row.
+for (const top of ["lib", "src"]) {
+  it(`every room of ${top}/ is a row, and every file at its top is named`, () => {
+    const patterns = named.filter((name) => name.startsWith(`${top}/`) && name !== `${top}/`).map(asPattern);
+    for (const entry of readdirSync(new URL(`../${top}/`, import.meta.url), { withFileTypes: true })) {
+      const path = entry.isDirectory() ? `${top}/${entry.name}/` : `${top}/${entry.name}`;
+      assert.ok(
+        entry.isDirectory() ? named.includes(path) : patterns.some((pattern) => pattern.test(path)),
+        `README's layout table does not name ${path}`,
+      );
+    }
+  });
+}
 
 it("every path a row names exists", () => {
   for (const name of named.filter((n) => !n.includes("*"))) {

@@ -1,11 +1,11 @@
-// The decline reasons are listed once (lib/reasons.js): the JS twin, the
+// The decline reasons are listed once (lib/pool/reasons.js): the JS twin, the
 // hosts and the type declarations agree with that list. (The native core's
 // numbering is held to it by test/layout.test.js.)
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { it } from "node:test";
-import { DECLINE, HOST_DECLINE_REASONS, POOL_DECLINE_REASONS } from "../lib/reasons.js";
+import { DECLINE, HOST_DECLINE_REASONS, POOL_DECLINE_REASONS } from "../lib/pool/reasons.js";
 
 // The string literals of `export type NAME = | "a" | "b";` in a .d.ts.
 function declaredUnion(file, name) {
@@ -15,7 +15,7 @@ function declaredUnion(file, name) {
   return [...match[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
 }
 
-it("types/reasons.d.ts spells exactly lib/reasons.js's lists, in order", () => {
+it("types/reasons.d.ts spells exactly lib/pool/reasons.js's lists, in order", () => {
   assert.deepEqual(declaredUnion("reasons.d.ts", "WasiThreadPoolDeclineReason"), POOL_DECLINE_REASONS.slice(1));
   assert.deepEqual(declaredUnion("reasons.d.ts", "WasiThreadHostDeclineReason"), HOST_DECLINE_REASONS);
 });
@@ -27,10 +27,10 @@ it("DECLINE names every reason once, and nothing else", () => {
   for (const [key, value] of Object.entries(DECLINE)) assert.equal(key, value.toUpperCase().replaceAll("-", "_"));
 });
 
-it("no file under lib/ spells a decline reason as a string outside lib/reasons.js", () => {
+it("no file under lib/ spells a decline reason as a string outside lib/pool/reasons.js", () => {
   const all = [...POOL_DECLINE_REASONS.slice(1), ...HOST_DECLINE_REASONS];
   const dir = new URL("../lib/", import.meta.url);
-  for (const name of ["pool-js.js", "pool-api.js", "host.js", "host-browser.js", "host-node.js", "host-ledger.js"]) {
+  for (const name of ["pool/twin.js", "pool/api.js", "host/host.js", "host/browser.js", "host/node.js", "host/ledger.js"]) {
     // Code only: comments may name a reason.
     const code = readFileSync(new URL(name, dir), "utf8")
       .split("\n")

@@ -1,4 +1,4 @@
-// Which WASI the program runner uses (lib/program-wasi.js): the program's C
+// Which WASI the program runner uses (lib/program/wasi.js): the program's C
 // WASI where the addon has it, with stdio that is not a descriptor carried
 // through pipes (stdin bytes in, stdout/stderr streams out, every byte, in
 // order); node:wasi per thread otherwise, said once per process on stderr
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { native } from "../lib/binding.js";
+import { native } from "../lib/native/binding.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HAS_WASI = typeof native.binding?.wasiCreate === "function";

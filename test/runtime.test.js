@@ -1,4 +1,4 @@
-// The per-thread worker runtime (lib/runtime.js), on this thread: import
+// The per-thread worker runtime (lib/worker/runtime.js), on this thread: import
 // object shape, WASI over an imported shared memory, extraImports, the
 // refusals, WasiExitError; and the browser worker chain's imports.
 
@@ -13,7 +13,7 @@ import {
   mergeImportFragments,
   resolveExtraImports,
   resolveModuleExtraImports,
-} from "../lib/runtime.js";
+} from "../lib/worker/runtime.js";
 import { compileFixture, sharedMemory, watToBytes } from "./fixtures/build.js";
 
 const EXTRA_FACTORY_URL = new URL("./support/guest-extra-factory.js", import.meta.url).href;
@@ -297,7 +297,7 @@ test("a guest importing space_data_module_host needs a pluggable runtime or a fr
 });
 
 test("createWasiThreadSpawn refuses a function in extraImports (it cannot reach a worker)", async () => {
-  const { createWasiThreadSpawn } = await import("../lib/host.js");
+  const { createWasiThreadSpawn } = await import("../lib/host/host.js");
   await assert.rejects(createWasiThreadSpawn({ wasmModule: threads, memory: sharedMemory(), extraImports: [() => ({})] }), {
     name: "TypeError",
     message:
@@ -330,14 +330,14 @@ test("the browser worker chain imports no node: module and no addon", () => {
     }
   };
   visit(new URL("../lib/wasiThreadBrowserWorker.mjs", import.meta.url));
-  assert.ok([...seen].some((href) => href.endsWith("/lib/pool-internal.js")));
-  assert.ok([...seen].some((href) => href.endsWith("/lib/runtime.js")));
+  assert.ok([...seen].some((href) => href.endsWith("/lib/pool/internal.js")));
+  assert.ok([...seen].some((href) => href.endsWith("/lib/worker/runtime.js")));
 });
 
 // ---------------------------------------------------------------------------
 // The browser worker's protocol (SDK-CONTRACT 3.2), run in Node worker
 // threads through test/support/guest-browser-worker.js, with the owner's side
-// played here the way lib/host.js's browser branch plays it.
+// played here the way lib/host/host.js's browser branch plays it.
 
 const browserPool = await import("../lib/pool.browser.js");
 const { Worker } = await import("node:worker_threads");

@@ -1,4 +1,4 @@
-// Types of wasi-thread-pool/host (lib/host.js): createWasiThreadSpawn, a
+// Types of wasi-thread-pool/host (lib/host/host.js): createWasiThreadSpawn, a
 // drop-in for space-data-module-sdk 0.8.25's src/host/wasiThreadHost.js.
 //
 // WebAssembly.Module/Memory and URL come from the "dom" lib or @types/node.

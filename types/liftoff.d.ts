@@ -1,6 +1,6 @@
 // Types of wasi-thread-pool/liftoff: the guard against Node 20's Liftoff bug
-// across memory.atomic.wait32 (lib/liftoff.js; in browsers the no-op
-// lib/liftoff.browser.js).
+// across memory.atomic.wait32 (lib/worker/liftoff.js; in browsers the no-op
+// lib/worker/liftoff.browser.js).
 
 /** Whether this engine loses a wasm local across an atomic wait under Liftoff (probed once). */
 export declare function liftoffHazardAffected(): boolean;

@@ -1,5 +1,5 @@
-// Types of runWasiThreadsProgram (lib/program.js), exported by the package
-// root. Under the browser condition (lib/program.browser.js) the runner
+// Types of runWasiThreadsProgram (lib/program/run.js), exported by the package
+// root. Under the browser condition (lib/program/run.browser.js) the runner
 // rejects: it is Node-only.
 
 /** Where a program's stdout or stderr goes: a file descriptor, a stream that has one, or any writable stream. */

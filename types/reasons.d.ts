@@ -1,4 +1,4 @@
-// Why a spawn returned -1: the decline reasons, as lib/reasons.js lists them
+// Why a spawn returned -1: the decline reasons, as lib/pool/reasons.js lists them
 // (test/reasons.test.js holds the two files to each other).
 
 /**

@@ -1,4 +1,4 @@
-// Types of wasi-thread-pool/runtime (lib/runtime.js): the per-thread import
+// Types of wasi-thread-pool/runtime (lib/worker/runtime.js): the per-thread import
 // object of a guest thread, with the SDK's createWasiThreadWorkerRuntime
 // signature. WebAssembly.Module/Memory/Instance come from the "dom" lib or
 // @types/node.

@@ -16,7 +16,7 @@ const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export function ccAddon({ srcDir = join(repoDir, "src"), out, defines = [] }) {
   // binding.gyp's paths are relative to the repository and start with src/:
   // the same path under srcDir (sub-folders kept).
-  const sources = [...coreSources(repoDir), "src/wait_linux.c", ...wasiSources(repoDir)].map((file) =>
+  const sources = [...coreSources(repoDir), "src/os/wait_linux.c", ...wasiSources(repoDir)].map((file) =>
     join(srcDir, relative("src", file)),
   );
   const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");

@@ -24,7 +24,7 @@ import { Worker } from "node:worker_threads";
 import { readFileSync } from "node:fs";
 import { emit, hrnow, params } from "../lib/child.js";
 import { watToBytes } from "../../test/fixtures/build.js";
-import { compileWasiThreadGuest } from "../../lib/liftoff.js";
+import { compileWasiThreadGuest } from "../../lib/worker/liftoff.js";
 
 const {
   host: hostKind = "package",
@@ -68,7 +68,7 @@ async function emnapiHost(module, instanceMemory) {
 }
 
 async function packageHost(module, instanceMemory) {
-  const { createWasiThreadSpawn } = await import("../../lib/host.js");
+  const { createWasiThreadSpawn } = await import("../../lib/host/host.js");
   host = await createWasiThreadSpawn({
     wasmModule: module,
     memory: instanceMemory,

@@ -1,9 +1,9 @@
 // Scenario: a real-toolchain guest (bench/guest/*-waves, see real-guest.js)
-// through the host API the SDK uses (createWasiThreadSpawn, lib/host.js) on
+// through the host API the SDK uses (createWasiThreadSpawn, lib/host/host.js) on
 // this process's main thread, so that the package default (native pool,
 // instances kept) and the SDK configuration (JS pool, a fresh instance per
 // thread) can be compared on a real guest, as issue 20 measured the Zig one.
-// The guest's _start runs on an instance of lib/runtime.js's worker runtime
+// The guest's _start runs on an instance of lib/worker/runtime.js's worker runtime
 // over the shared memory; its proc_exit ends the call (WasiExitError).
 //
 // As real-guest.js: a warm-up program of one wave, a one-wave program, the
@@ -22,10 +22,10 @@ if (built.skip) {
   process.stdout.write(`BENCH_SKIP ${guest} guest: ${built.skip}\n`);
   process.exit(0);
 }
-const { createWasiThreadSpawn } = await import("../../lib/host.js");
-const { createWasiThreadWorkerRuntime } = await import("../../lib/runtime.js");
-const { compileWasiThreadGuest } = await import("../../lib/liftoff.js");
-const { describeWasiThreadsMemory } = await import("../../lib/wasm-memory.js");
+const { createWasiThreadSpawn } = await import("../../lib/host/host.js");
+const { createWasiThreadWorkerRuntime } = await import("../../lib/worker/runtime.js");
+const { compileWasiThreadGuest } = await import("../../lib/worker/liftoff.js");
+const { describeWasiThreadsMemory } = await import("../../lib/worker/wasm-memory.js");
 
 const bytes = readFileSync(built.path);
 const wasmModule = await compileWasiThreadGuest(bytes);

@@ -28,7 +28,7 @@ if (built.skip) {
   process.stdout.write(`BENCH_SKIP ${guest} guest: ${built.skip}\n`);
   process.exit(0);
 }
-const { runWasiThreadsProgram } = await import("../../lib/program.js");
+const { runWasiThreadsProgram } = await import("../../lib/program/run.js");
 const bytes = readFileSync(built.path);
 
 async function runOnce(count) {

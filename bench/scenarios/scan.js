@@ -7,7 +7,7 @@
 
 import { emit, hrnow, join, newBoard, params, sleepSync, spinUntil, startServers } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
-import { S_STATE, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/layout.js";
+import { S_STATE, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/pool/layout.js";
 
 const { impl, capacity = 1024, busy = 1020, samples = 2000, warmup = 200, gapUs = 30 } = params();
 

@@ -23,7 +23,7 @@ const preopens = { "/data": dir };
 
 async function importsFor(which) {
   if (which === "c") {
-    const { native } = await import("../../lib/binding.js");
+    const { native } = await import("../../lib/native/binding.js");
     const binding = native.binding;
     if (typeof binding?.wasiCreate !== "function") return { skip: `no C WASI in the addon (${native.error ?? "not built"})` };
     const id = binding.wasiCreate({ args: ["bench"], env: [], preopens: Object.entries(preopens), stdio: [0, 1, 2] });

@@ -21,7 +21,7 @@ import { once } from "node:events";
 import { emit, hrnow, params, sleepSync } from "../lib/child.js";
 import { api, createPool } from "../lib/api.js";
 import { K, ST_GUEST_END, ST_ENTRY, ST_IDLE, ST_INSTANTIATED, ST_SPAWN_END, ST_SPAWN_START } from "../lib/wave-stamps.js";
-import { S_STATE, S_TID, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/layout.js";
+import { S_STATE, S_TID, WASI_THREAD_POOL_SLOT, slotBase } from "../../lib/pool/layout.js";
 import {
   EXPECTED_14K_OUTPUT_HEX,
   GUEST_MEMORY,

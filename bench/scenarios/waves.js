@@ -1,5 +1,5 @@
 // Scenario 4: the thread-wave guest through the package's own host
-// (createWasiThreadSpawn, lib/host.js), driven by test/support/wave-harness.js
+// (createWasiThreadSpawn, lib/host/host.js), driven by test/support/wave-harness.js
 // as the end-to-end tests drive it: lanes 8, 2000 waves, 16 rounds = 14,000
 // threads in one waves() call on this process's main thread. The pool grows
 // its workers during the first call (as the SDK's own test runs it); a second

@@ -1,4 +1,4 @@
-/* napi_util.h: what the Node-API glue files share (src/binding.c,
+/* napi_util.h: what the Node-API glue files share (src/node/binding.c,
  * src/node/binding_wasi.c).
  *
  * WTP_NAPI_CALL names the Node-API call that failed in the thrown error and

@@ -1,5 +1,5 @@
 // The owner of one run (a module Worker, so it may block): creates the
-// browser host of lib/host.js for the guest, instantiates the guest's main
+// browser host of lib/host/host.js for the guest, instantiates the guest's main
 // instance with `wasi.thread-spawn` = host.threadSpawn, calls waves()
 // `invokes` times on that one host and instance, and reports.
 //
@@ -9,7 +9,7 @@
 //          output, errorCode, errorMessage, guest, wallMs}], spawnCount,
 //          poolWorkers, active, armMs, report, error?}
 
-import { createWasiThreadSpawn } from "/lib/host.js";
+import { createWasiThreadSpawn } from "/lib/host/host.js";
 import { GUEST_MEMORY, environImports, readWaveResult, threadWaveEnv } from "/wave-abi.js";
 
 async function settleActive(host, ms) {

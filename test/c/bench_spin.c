@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/wtp_park.h"
-#include "../../src/wtp_wait.h"
+#include "../../src/core/wtp_park.h"
+#include "../../src/os/wtp_wait.h"
 
 typedef struct game {
   int32_t word;

@@ -1,4 +1,4 @@
-/* test_claim.c: the claim policy of a spawn (src/wtp_claim.h), driven from
+/* test_claim.c: the claim policy of a spawn (src/core/wtp_claim.h), driven from
  * tables without threads, atomics or a clock: which rule decides for each
  * combination of live slots, room to grow, the starvation memory and the
  * times, and the grow time and deadline a claim computes. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../src/wtp_claim.h"
+#include "../../src/core/wtp_claim.h"
 #include "harness.h"
 
 #define MS 1000000ull /* ns */

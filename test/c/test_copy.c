@@ -1,4 +1,4 @@
-/* test_copy.c: the addon-copy detection (src/addon_copy.c). The Makefile
+/* test_copy.c: the addon-copy detection (src/node/addon_copy.c). The Makefile
  * builds addon_copy.c alone as a shared object and copies it under a second
  * name; loading both as Node loads addons (RTLD_LOCAL) must make the second
  * one report the first by path, while the first, which looked before the

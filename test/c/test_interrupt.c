@@ -1,4 +1,4 @@
-/* test_interrupt.c: the interruptible wait tokens (src/wtp_interrupt.c),
+/* test_interrupt.c: the interruptible wait tokens (src/core/wtp_interrupt.c),
  * which the binding uses for Worker.prototype.terminate (interruptThread)
  * and the process's exit (interruptAll): which tokens a stop marks, what it
  * does to their words, the slice-end-only backstop, that a stop ends a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../src/wtp.h"
-#include "../../src/wtp_park.h"
-#include "../../src/wtp_wait.h"
+#include "../../src/core/wtp.h"
+#include "../../src/core/wtp_park.h"
+#include "../../src/os/wtp_wait.h"
 #include "harness.h"
 
 static void sleep_ms(int ms) {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../src/wtp.h"
-#include "../../src/wtp_park.h"
-#include "../../src/wtp_wait.h"
+#include "../../src/core/wtp.h"
+#include "../../src/core/wtp_park.h"
+#include "../../src/os/wtp_wait.h"
 #include "harness.h"
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../src/wtp.h"
-#include "../../src/wtp_park.h"
-#include "../../src/wtp_wait.h"
+#include "../../src/core/wtp.h"
+#include "../../src/core/wtp_park.h"
+#include "../../src/os/wtp_wait.h"
 #include "harness.h"
 
 static double ms_since(uint64_t t0) { return (wtp__now_ns() - t0) / 1e6; }
@@ -374,7 +374,7 @@ static void test_interrupt(void) {
   end_world(v, -1);
 }
 
-/* A stop, as a wait token sends it (src/wtp_interrupt.c, "Stopping"):
+/* A stop, as a wait token sends it (src/core/wtp_interrupt.c, "Stopping"):
  * interrupted() made to answer yes (S1), then a change of the slot word the
  * serve loop tolerates (retire: K1), then the unpark (K2, K3). It is sent
  * just after a slice boundary (slices end on a grid of WTP_PARK_SLICE_MS),

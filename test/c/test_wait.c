@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/wtp_park.h"
-#include "../../src/wtp_wait.h"
+#include "../../src/core/wtp_park.h"
+#include "../../src/os/wtp_wait.h"
 #include "harness.h"
 
 /* ---- wake call counting (link-time wrap) ------------------------------- */

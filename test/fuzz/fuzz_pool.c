@@ -1,11 +1,11 @@
-/* fuzz_pool.c: a libFuzzer harness for the pool core (src/wtp_pool.c).
+/* fuzz_pool.c: a libFuzzer harness for the pool core (src/core/wtp_pool.c).
  *
  * The input bytes choose a buffer length (well-formed, 8 + 8*capacity words,
  * or any length from 0 to 95 words), then a sequence of operations on it:
  * format, open, arm, retire, the slot reads, release, take, finish, report,
  * spawn (owner or not, with or without grow and dispatch callbacks that fail
  * or succeed by input byte, spawn_wait_ms 0 so that nothing blocks), fresh
- * spawners, wait tokens stopped by thread id (src/wtp_interrupt.c), and raw
+ * spawners, wait tokens stopped by thread id (src/core/wtp_interrupt.c), and raw
  * writes of hostile values into header and slot words.
  *
  * Checked on every step:
@@ -15,7 +15,7 @@
  *     with WTP_EINVAL and touch nothing; report counts within slots);
  *   - ASan/UBSan see no error (the buffer is an exact-size heap block);
  *   - a shadow model of the protocol, written here from SDK-CONTRACT 1 and
- *     the clamping rules of src/wtp.h, holds exactly the same words as the
+ *     the clamping rules of src/core/wtp.h, holds exactly the same words as the
  *     real buffer after each step, and predicted the same results.
  *
  * The blocking surface (wtp_serve, a spawn that parks) is not fuzzed here:
@@ -294,7 +294,7 @@ static int same_result(wtp_spawn_result_t a, wtp_spawn_result_t b) {
 }
 
 /* The thread ids wtp_interrupt_thread has named in this process, the last
- * WTP_STOPPED_THREAD_IDS as the core keeps them (src/wtp_interrupt.c): a
+ * WTP_STOPPED_THREAD_IDS as the core keeps them (src/core/wtp_interrupt.c): a
  * token registered with one of them starts stopped. */
 static int32_t stopped_ids[WTP_STOPPED_THREAD_IDS];
 static uint32_t stopped_count;
@@ -577,7 +577,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           break;
         }
         if (b & 0x40) {
-          /* A wait token (src/wtp_interrupt.c) on a slot word or the
+          /* A wait token (src/core/wtp_interrupt.c) on a slot word or the
            * generation, stopped by its thread's id: a stop of another
            * thread touches nothing; its own retires the slot or bumps the
            * generation, on whatever the words hold. */

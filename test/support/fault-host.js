@@ -5,8 +5,8 @@
 // guest thread runs) or make their creation fail.
 
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { createWasiThreadSpawn } from "../../lib/host.js";
-import { createWasiThreadWorkerRuntime } from "../../lib/runtime.js";
+import { createWasiThreadSpawn } from "../../lib/host/host.js";
+import { createWasiThreadWorkerRuntime } from "../../lib/worker/runtime.js";
 import { compileFixture, sharedMemory } from "../fixtures/build.js";
 import { ownerFaultImports } from "./fault-imports.js";
 

@@ -8,7 +8,7 @@
 // {t:"slot-state-at-error", state} just before forwarding the error.
 
 import { parentPort } from "node:worker_threads";
-import { S_STATE, slotBase } from "../../lib/layout.js";
+import { S_STATE, slotBase } from "../../lib/pool/layout.js";
 
 let served = null; // {pool, slot} from the probe, if it had a pool
 

@@ -1,9 +1,9 @@
-// Test helpers: a thread host (lib/host-node.js) over one of the fixture
+// Test helpers: a thread host (lib/host/node.js) over one of the fixture
 // guests, the guest's main instance on this thread, and views of its memory.
 
-import { createNodeWasiThreadHost } from "../../lib/host-node.js";
+import { createNodeWasiThreadHost } from "../../lib/host/node.js";
 import { getWasiThreadPoolImplementation } from "../../lib/pool.js";
-import { createWasiThreadWorkerRuntime } from "../../lib/runtime.js";
+import { createWasiThreadWorkerRuntime } from "../../lib/worker/runtime.js";
 import { compileFixture, sharedMemory } from "../fixtures/build.js";
 
 // Word indexes of test/fixtures/threads.wat's memory layout.
@@ -49,7 +49,7 @@ async function moduleOf(fixture) {
   return modules.get(fixture);
 }
 
-// Normalised options as lib/host.js hands them over.
+// Normalised options as lib/host/host.js hands them over.
 export async function startGuest({
   fixture = "threads",
   implementation,

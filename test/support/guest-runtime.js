@@ -1,9 +1,9 @@
 // A plugged worker runtime for the tests (the host's runtimeModule option):
-// wraps lib/runtime.js and adds the extra.value() import itself, the way an
+// wraps lib/worker/runtime.js and adds the extra.value() import itself, the way an
 // SDK user plugs the SDK's own runtime. It records that it was used in
 // extra.value's answer (always 11).
 
-import { createWasiThreadWorkerRuntime as base } from "../../lib/runtime.js";
+import { createWasiThreadWorkerRuntime as base } from "../../lib/worker/runtime.js";
 
 export function createWasiThreadWorkerRuntime(options) {
   return base({

@@ -1,8 +1,8 @@
-// Drives lib/host.js's browser branch under Node.
+// Drives lib/host/host.js's browser branch under Node.
 //
 // The host picks its branch once, when the module is evaluated, from
 // process.release. importBrowserHost() hides process.release, imports a fresh
-// instance of lib/host.js (a cache-busting query makes it a new module), and
+// instance of lib/host/host.js (a cache-busting query makes it a new module), and
 // puts process.release back. installBrowserGlobals() sets the globals the
 // browser branch reads while a test runs, and returns the function that
 // undoes it.
@@ -15,7 +15,7 @@ export async function importBrowserHost() {
   const release = Object.getOwnPropertyDescriptor(process, "release");
   Object.defineProperty(process, "release", { value: undefined, configurable: true });
   try {
-    return await import(`../../lib/host.js?browser=${++instance}`);
+    return await import(`../../lib/host/host.js?browser=${++instance}`);
   } finally {
     Object.defineProperty(process, "release", release);
   }

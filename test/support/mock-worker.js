@@ -1,5 +1,5 @@
 // A scripted stand-in for the browser's global Worker, for driving the
-// browser branch of lib/host.js under Node.
+// browser branch of lib/host/host.js under Node.
 //
 // Each instance follows a behaviour chosen by its construction index:
 //   "ready2"        replies {t:"ready", ok:true, protocol:2} (a current worker)

@@ -20,7 +20,7 @@ import {
   S_THREAD,
   S_TID,
   maxSlotsOf,
-} from "../../lib/layout.js";
+} from "../../lib/pool/layout.js";
 
 // mulberry32: small, fast, and the same sequence everywhere.
 export function prng(seed) {

@@ -2,7 +2,7 @@
 // fds 1 and 2 of the ring in workerData, then one write longer than the ring.
 
 import { workerData } from "node:worker_threads";
-import { writeOutputRing } from "../../lib/program-control.js";
+import { writeOutputRing } from "../../lib/program/control.js";
 import { ringRecord } from "./ring-records.js";
 
 for (let i = 0; i < 2000; i++) writeOutputRing(workerData, i % 3 === 0 ? 2 : 1, new TextEncoder().encode(ringRecord(i)));

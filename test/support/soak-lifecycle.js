@@ -11,8 +11,8 @@
 
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { createWasiThreadSpawn } from "../../lib/host.js";
-import { createWasiThreadWorkerRuntime } from "../../lib/runtime.js";
+import { createWasiThreadSpawn } from "../../lib/host/host.js";
+import { createWasiThreadWorkerRuntime } from "../../lib/worker/runtime.js";
 import { compileFixture, sharedMemory } from "../fixtures/build.js";
 import { KIND, W, arg } from "./guest-host.js";
 

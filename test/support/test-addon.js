@@ -1,11 +1,11 @@
 // A test build of the addon: the shipped sources compiled with
 // -DWTP_ADDON_TEST_HOOKS, which adds the hooks the shipped addon leaves out
-// (binding.internal.setSpinLimit: src/binding.c, "Internal exports"). Built
+// (binding.internal.setSpinLimit: src/node/binding.c, "Internal exports"). Built
 // with the system C compiler (bench/lib/cc-addon.js) into build/test-hooks/,
 // again only when a source is newer than the build.
 //
 // A suite that needs it names it in WASI_THREAD_POOL_ADDON before it first
-// imports the package (lib/binding.js reads the variable then), so that its
+// imports the package (lib/native/binding.js reads the variable then), so that its
 // process and every worker it starts load this one build.
 
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
@@ -19,7 +19,7 @@ const OUT = join(repoDir, "build", "test-hooks", "wasi_thread_pool.node");
 
 function newestSource() {
   const srcDir = join(repoDir, "src");
-  return Math.max(...readdirSync(srcDir).map((name) => statSync(join(srcDir, name)).mtimeMs));
+  return Math.max(...readdirSync(srcDir, { recursive: true }).map((name) => statSync(join(srcDir, name)).mtimeMs));
 }
 
 // { path } of the test build, or { path: null, reason } when it cannot be

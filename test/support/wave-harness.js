@@ -1,5 +1,5 @@
 // The invoke harness of the thread-wave guest on this package's host
-// (createWasiThreadSpawn, lib/host.js) in Node. Used by the thread-wave tests
+// (createWasiThreadSpawn, lib/host/host.js) in Node. Used by the thread-wave tests
 // and by the benchmarks (bench/scenarios/waves.js). See docs/guest.md.
 //
 //   const module = await compileWaveGuest();          // once per process
@@ -20,7 +20,7 @@
 
 import v8 from "node:v8";
 
-import { createWasiThreadSpawn } from "../../lib/host.js";
+import { createWasiThreadSpawn } from "../../lib/host/host.js";
 import { GUEST_MEMORY, environImports, readWaveGuest, readWaveResult, threadWaveEnv } from "./wave-guest.js";
 
 export {
@@ -42,18 +42,18 @@ async function optionalImport(url) {
 }
 
 // Compiles the guest safely (the Node 20 Liftoff hazard, FINDINGS):
-// lib/liftoff.js's compileWasiThreadGuest when present, else --no-liftoff.
+// lib/worker/liftoff.js's compileWasiThreadGuest when present, else --no-liftoff.
 export async function compileWaveGuest(bytes = readWaveGuest()) {
-  const liftoff = await optionalImport(new URL("../../lib/liftoff.js", import.meta.url).href);
+  const liftoff = await optionalImport(new URL("../../lib/worker/liftoff.js", import.meta.url).href);
   if (liftoff?.compileWasiThreadGuest) return liftoff.compileWasiThreadGuest(bytes);
   v8.setFlagsFromString("--no-liftoff");
   return WebAssembly.compile(bytes);
 }
 
-// The main instance's imports: lib/runtime.js's per-thread runtime (the same
+// The main instance's imports: lib/worker/runtime.js's per-thread runtime (the same
 // WASI as the guest's threads get) when present, else a minimal environ.
 async function mainInstance({ module, memory, processState, threadSpawn }) {
-  const runtime = await optionalImport(new URL("../../lib/runtime.js", import.meta.url).href);
+  const runtime = await optionalImport(new URL("../../lib/worker/runtime.js", import.meta.url).href);
   if (runtime?.createWasiThreadWorkerRuntime) {
     const rt = runtime.createWasiThreadWorkerRuntime({
       wasmModule: module,

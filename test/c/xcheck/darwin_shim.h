@@ -1,4 +1,4 @@
-/* Lets gcc/clang on Linux syntax-check src/wait_darwin.c (`make xcheck`):
+/* Lets gcc/clang on Linux syntax-check src/os/wait_darwin.c (`make xcheck`):
  * the two Darwin-only names it uses, declared as on macOS. */
 #define _GNU_SOURCE
 #include <stdint.h>

@@ -1,0 +1,239 @@
+// The words a running program's threads and its supervisor share
+// (docs/runner.md). One Int32Array over a SharedArrayBuffer per program, plus
+// a stdin buffer and a text area for a trap's description.
+//
+// Every thread of the program (the guest's main thread in its worker, every
+// pool worker) writes these words; the supervisor (the thread that called
+// runWasiThreadsProgram) waits on C_DOORBELL with Atomics.waitAsync, so its
+// event loop is never blocked, and acts on whatever changed.
+//
+// Words:
+//   C_STATE      RUNNING until the program ends. The first thread to CAS it
+//                RUNNING -> EXITED, TRAPPED or FAILED decides how the program
+//                ended (FAILED: proc_exit outside [0..126), an error as in
+//                wasmtime, its text in the text area);
+//                every other ending loses the CAS and parks.
+//   C_EXIT_CODE  written (once) by the CAS winner before it rings.
+//   C_DOORBELL   incremented, then notified, by every thread that wants the
+//                supervisor's attention (an ending, a stdin request).
+//                The supervisor reads it before it looks at the other words
+//                and waits on the value it read, so no ring is lost.
+//   C_STDIN_*    the stdin hand-over (below).
+//   C_PARK       never changes: a thread whose program has ended waits on it
+//                until its worker is terminated (Atomics.wait: interruptible).
+//   C_TRAP_LEN   bytes of the trap text in the text area (the CAS winner).
+//   C_OUT_*      the output ring, when stdout or stderr is a stream (below).
+//
+// stdin, one buffer, one reader at a time (C_STDIN_LOCK):
+//   EMPTY -> REQUESTED   a reader that found nothing (then rings, waits)
+//   REQUESTED -> FULL    the supervisor put C_STDIN_LEN bytes in the buffer
+//   REQUESTED -> EOF     the supervisor's stream ended (stays EOF)
+//   FULL -> EMPTY        the reader that took the last byte
+// All seq_cst (Atomics); a reader waits on C_STDIN_STATE while REQUESTED.
+//
+// Output ring (only when stdout or stderr is a stream without a file
+// descriptor): records [fd: 1 byte][length: 4 bytes LE][bytes], in a ring of
+// OUT_RING_BYTES (a power of two). C_OUT_HEAD and C_OUT_TAIL count bytes
+// ever written and consumed (modulo 2^32; positions are & (size - 1)).
+// Writers take C_OUT_LOCK, copy a whole record, then publish it by storing
+// C_OUT_HEAD and ringing; a writer that finds no room waits on C_OUT_TAIL.
+// The supervisor alone consumes: it reads records up to C_OUT_HEAD, stores
+// C_OUT_TAIL and notifies it. A record is never visible half written.
+
+export const C_STATE = 0;
+export const C_EXIT_CODE = 1;
+export const C_DOORBELL = 2;
+export const C_STDIN_STATE = 3;
+export const C_STDIN_LEN = 4;
+export const C_STDIN_POS = 5;
+export const C_STDIN_LOCK = 6;
+export const C_PARK = 7;
+export const C_TRAP_LEN = 8;
+export const C_OUT_LOCK = 9;
+export const C_OUT_HEAD = 10;
+export const C_OUT_TAIL = 11;
+export const CONTROL_WORDS = 16;
+
+export const STATE_RUNNING = 0;
+export const STATE_EXITED = 1;
+export const STATE_TRAPPED = 2;
+export const STATE_FAILED = 3;
+
+// WASI's exit statuses, as wasmtime checks them: proc_exit(n) for n outside
+// [0, MAX_EXIT_STATUS) is an error of the program (exit 1), not its status.
+export const MAX_EXIT_STATUS = 126;
+
+export const STDIN_EMPTY = 0;
+export const STDIN_REQUESTED = 1;
+export const STDIN_FULL = 2;
+export const STDIN_EOF = 3;
+
+export const STDIN_BUFFER_BYTES = 65536;
+export const TRAP_TEXT_BYTES = 8192;
+export const OUT_RING_BYTES = 1 << 20;
+const OUT_RECORD_HEADER = 5;
+
+export function createProgramControl({ outputRing = false } = {}) {
+  return {
+    control: new Int32Array(new SharedArrayBuffer(4 * CONTROL_WORDS)),
+    stdinBuffer: new Uint8Array(new SharedArrayBuffer(STDIN_BUFFER_BYTES)),
+    trapText: new Uint8Array(new SharedArrayBuffer(TRAP_TEXT_BYTES)),
+    outRing: outputRing ? new Uint8Array(new SharedArrayBuffer(OUT_RING_BYTES)) : null,
+  };
+}
+
+function ringCopyIn(ringBytes, at, bytes) {
+  const mask = ringBytes.length - 1;
+  const start = at & mask;
+  const first = Math.min(bytes.length, ringBytes.length - start);
+  ringBytes.set(bytes.subarray(0, first), start);
+  if (first < bytes.length) ringBytes.set(bytes.subarray(first), 0);
+}
+
+function ringCopyOut(ringBytes, at, length) {
+  const mask = ringBytes.length - 1;
+  const start = at & mask;
+  const first = Math.min(length, ringBytes.length - start);
+  const out = new Uint8Array(length);
+  out.set(ringBytes.subarray(start, start + first));
+  if (first < length) out.set(ringBytes.subarray(0, length - first), first);
+  return out;
+}
+
+// A guest thread's write to fd 1 or 2 when that fd is a stream: the bytes go
+// into the ring, in records; blocks (interruptibly) while the ring is full.
+export function writeOutputRing(program, fd, bytes) {
+  const { control, outRing } = program;
+  if (bytes.length === 0) return;
+  // The largest payload of one record (a quarter of the ring): a longer
+  // write is split, so that a record always fits an empty ring.
+  const chunkBytes = outRing.length / 4;
+  while (Atomics.compareExchange(control, C_OUT_LOCK, 0, 1) !== 0) Atomics.wait(control, C_OUT_LOCK, 1);
+  try {
+    for (let offset = 0; offset < bytes.length;) {
+      const chunk = bytes.subarray(offset, offset + chunkBytes);
+      const need = OUT_RECORD_HEADER + chunk.length;
+      for (;;) {
+        const tail = Atomics.load(control, C_OUT_TAIL);
+        const head = Atomics.load(control, C_OUT_HEAD);
+        if (outRing.length - ((head - tail) >>> 0) >= need) break;
+        Atomics.wait(control, C_OUT_TAIL, tail);
+      }
+      const head = Atomics.load(control, C_OUT_HEAD);
+      const header = new Uint8Array(OUT_RECORD_HEADER);
+      header[0] = fd;
+      new DataView(header.buffer).setUint32(1, chunk.length, true);
+      ringCopyIn(outRing, head, header);
+      ringCopyIn(outRing, head + OUT_RECORD_HEADER, chunk);
+      Atomics.store(control, C_OUT_HEAD, (head + need) | 0);
+      ring(control);
+      offset += chunk.length;
+    }
+  } finally {
+    Atomics.store(control, C_OUT_LOCK, 0);
+    Atomics.notify(control, C_OUT_LOCK, 1);
+  }
+}
+
+// The supervisor's side: hands every published record, oldest first, to
+// deliver(fd, bytes), and frees its room.
+export function drainOutputRing(program, deliver) {
+  const { control, outRing } = program;
+  if (!outRing) return;
+  let tail = Atomics.load(control, C_OUT_TAIL);
+  const head = Atomics.load(control, C_OUT_HEAD);
+  while (tail !== head) {
+    const header = ringCopyOut(outRing, tail, OUT_RECORD_HEADER);
+    const length = new DataView(header.buffer).getUint32(1, true);
+    const bytes = ringCopyOut(outRing, tail + OUT_RECORD_HEADER, length);
+    tail = (tail + OUT_RECORD_HEADER + length) | 0;
+    Atomics.store(control, C_OUT_TAIL, tail);
+    Atomics.notify(control, C_OUT_TAIL);
+    deliver(header[0], bytes);
+  }
+}
+
+export function ring(control) {
+  Atomics.add(control, C_DOORBELL, 1);
+  Atomics.notify(control, C_DOORBELL);
+}
+
+// The calling thread's program has ended (or is ending): wait to be
+// terminated. Atomics.wait, so worker.terminate() interrupts it at once.
+export function parkForever(control) {
+  for (;;) Atomics.wait(control, C_PARK, 0);
+}
+
+// Ends the program with exit status `code` (proc_exit's u32) unless it has
+// ended already; a status outside [0..126) ends it as a failure. Never returns.
+// onEnd (optional) runs after the ending is decided, before the thread parks
+// (lib/program/wasi-c.js stops the program's WASI there: its other threads' blocked
+// calls return).
+export function endProgram(program, code, onEnd) {
+  const status = code >>> 0;
+  if (status >= MAX_EXIT_STATUS) {
+    endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
+  }
+  const { control } = program;
+  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
+    Atomics.store(control, C_EXIT_CODE, status);
+    ring(control);
+  }
+  onEnd?.();
+  parkForever(control);
+}
+
+// Ends the program with a trap on `thread` (text for the user) unless it has
+// ended already; never returns.
+export function trapProgram(program, thread, error) {
+  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
+}
+
+function endWithText(program, state, message, onEnd) {
+  const { control, trapText } = program;
+  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING) {
+    const text = new TextEncoder().encode(message);
+    const length = Math.min(text.length, trapText.length);
+    trapText.set(text.subarray(0, length));
+    Atomics.store(control, C_TRAP_LEN, length);
+    ring(control);
+  }
+  onEnd?.();
+  parkForever(control);
+}
+
+export function programEnded(program) {
+  return Atomics.load(program.control, C_STATE) !== STATE_RUNNING;
+}
+
+// Reads up to `max` bytes of the program's stdin, blocking (interruptibly)
+// until the supervisor has data or the stream has ended. Returns a
+// Uint8Array (empty at end of file).
+export function readStdin(program, max) {
+  const { control, stdinBuffer } = program;
+  // One reader at a time: 0 free, 1 held.
+  while (Atomics.compareExchange(control, C_STDIN_LOCK, 0, 1) !== 0) Atomics.wait(control, C_STDIN_LOCK, 1);
+  try {
+    for (;;) {
+      const state = Atomics.load(control, C_STDIN_STATE);
+      if (state === STDIN_FULL) {
+        const length = Atomics.load(control, C_STDIN_LEN);
+        const pos = Atomics.load(control, C_STDIN_POS);
+        const take = Math.min(max, length - pos);
+        const bytes = stdinBuffer.slice(pos, pos + take);
+        if (pos + take >= length) Atomics.store(control, C_STDIN_STATE, STDIN_EMPTY);
+        else Atomics.store(control, C_STDIN_POS, pos + take);
+        return bytes;
+      }
+      if (state === STDIN_EOF || max === 0) return new Uint8Array(0);
+      if (state === STDIN_EMPTY) {
+        Atomics.store(control, C_STDIN_STATE, STDIN_REQUESTED);
+        ring(control);
+      }
+      Atomics.wait(control, C_STDIN_STATE, STDIN_REQUESTED);
+    }
+  } finally {
+    Atomics.store(control, C_STDIN_LOCK, 0);
+    Atomics.notify(control, C_STDIN_LOCK, 1);
+  }
+}

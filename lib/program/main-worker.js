@@ -1,0 +1,36 @@
+// The guest's main thread of a program run by runWasiThreadsProgram
+// (lib/program/run.js). It runs in a worker so that the supervisor (the caller's
+// thread) can stop it whatever it is doing: worker.terminate() interrupts
+// wasm code in a loop and Atomics.wait alike.
+//
+// workerData: {wasmModule, memory, plainMemory, pool, processState}
+// Its runtime is the program's: lib/program/wasi-c.js when the supervisor made a C
+// WASI (processState.program.wasiId), else lib/program/wasi-node.js; it never
+// returns: _start's end ends the program. Its spawns follow the program's
+// rules (lib/program/threads.js) and start pool workers as this worker's
+// children (lib/program/pool.js): the supervisor's terminate of this worker
+// ends them too.
+// A plain program (pool null) runs here alone, on the same runtime: memory is
+// null, and plainMemory is the non-shared memory it imports ({initial,
+// maximum}) or null when it defines its own.
+
+import { workerData } from "node:worker_threads";
+import "../native/backend.js";
+import { programThreadSpawn } from "./runtime.js";
+
+// No Liftoff step here: lib/program/run.js compiled the guest with
+// compileWasiThreadGuest, which protected the process first.
+
+const { wasmModule, memory, plainMemory, pool, processState } = workerData;
+const RUNTIME_URL = new URL(processState.program.wasiId ? "./wasi-c.js" : "./wasi-node.js", import.meta.url).href;
+const { runProgramMain } = await import(RUNTIME_URL);
+
+if (pool === null) {
+  const ownMemory = plainMemory
+    ? new WebAssembly.Memory({ initial: plainMemory.initial, maximum: plainMemory.maximum ?? undefined })
+    : null;
+  runProgramMain({ wasmModule, memory: ownMemory, processState, threadSpawn: null });
+} else {
+  const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
+  runProgramMain({ wasmModule, memory, processState, threadSpawn });
+}

@@ -1,0 +1,92 @@
+// The pool side of a program's threads (lib/program/threads.js): the spawns
+// every thread of a program uses, and the workers they start. Node only.
+//
+// Workers are lib/worker/node.js with the program's runtime: lib/program/wasi-c.js
+// when the supervisor made a C WASI (program.wasiId), else lib/program/wasi-node.js
+// (both through lib/program/runtime.js); a worker is the child of the thread that started it (the guest's main
+// thread's worker, a pool worker, or the supervisor), so the supervisor's
+// terminate of the main thread's worker and of its own workers ends them all.
+
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
+// lib/pool.js first: it hands the addon to lib/pool/backend.js.
+import "../pool.js";
+import { bindWasiThreadPool } from "../pool/internal.js";
+import { createProgramSpawn, noteGrow } from "./threads.js";
+
+const POOL_WORKER_URL = new URL("../worker/node.js", import.meta.url);
+const C_WASI_RUNTIME_URL = new URL("./wasi-c.js", import.meta.url).href;
+const NODE_WASI_RUNTIME_URL = new URL("./wasi-node.js", import.meta.url).href;
+
+// Pool workers for a program; onWorker(worker) hears of each one started.
+function createWorkerGrower({ wasmModule, memory, processState, onWorker = null }) {
+  const { program } = processState;
+  const runtimeModule = program.wasiId ? C_WASI_RUNTIME_URL : NODE_WASI_RUNTIME_URL;
+  return function grow(slot) {
+    noteGrow(program, slot);
+    const worker = new Worker(POOL_WORKER_URL, {
+      execArgv: program.execArgv,
+      workerData: {
+        wasmModule,
+        memory,
+        hostcallChannel: null,
+        processState,
+        extraImports: [],
+        pool: program.pool,
+        slot,
+        execArgv: program.execArgv,
+        runtimeModule,
+      },
+    });
+    worker.unref();
+    // Faults of guest threads reach the supervisor through the program's
+    // control words (lib/program/control.js), not through this event.
+    worker.on("error", () => {});
+    onWorker?.(worker);
+  };
+}
+
+// The pool's two spawns without a wait (the pool's spawnWaitMs is 0 for a
+// program): claim() takes an idle worker; growing() also starts a worker
+// when none is idle and the pool has room, and says whether it did.
+function createPoolSpawns(options) {
+  const { pool } = options.processState.program;
+  const grower = createWorkerGrower(options);
+  let grew = false;
+  const poolOps = bindWasiThreadPool(pool);
+  const claim = poolOps.createSpawn({});
+  const growSpawn = poolOps.createSpawn({
+    grow(slot) {
+      grower(slot);
+      grew = true;
+    },
+  });
+  const growing = (startArg) => {
+    grew = false;
+    return { ...growSpawn(startArg), grew };
+  };
+  const control = pool.control;
+  const hasRoom = () => Atomics.load(control, H_SLOTS) < Atomics.load(control, H_CAPACITY);
+  const workers = () => Atomics.load(control, H_SLOTS);
+  return { claim, growing, hasRoom, workers };
+}
+
+// thread-spawn for one thread of the program: a tid, or -1 (EAGAIN).
+export function createProgramThreadSpawn({ wasmModule, memory, processState }) {
+  const { claim, growing, hasRoom } = createPoolSpawns({ wasmModule, memory, processState });
+  return createProgramSpawn(processState.program, { claim, grow: growing, hasRoom });
+}
+
+// The supervisor's spawn of trampolines (watchThreadQueue), and its workers
+// (to be terminated with the program).
+export function createSupervisorSpawn({ wasmModule, memory, processState }) {
+  const ownWorkers = [];
+  const { claim, growing, hasRoom, workers } = createPoolSpawns({
+    wasmModule,
+    memory,
+    processState,
+    onWorker: (worker) => ownWorkers.push(worker),
+  });
+  return { claim, spawnTrampoline: growing, hasRoom, workers, cpus: availableParallelism(), ownWorkers };
+}

@@ -1,0 +1,82 @@
+// The per-thread runtime of runWasiThreadsProgram's threads over the
+// program's one C WASI (src/wasi/, through src/node/binding_wasi.c): the
+// guest's main thread (lib/program/main-worker.js) and every pool worker, which
+// loads this file as its `runtimeModule` (lib/worker/node.js). Used when the
+// addon loads with its WASI (Linux, macOS); lib/program/wasi-node.js is the
+// fallback (docs/runner.md, "The WASI layer").
+//
+// The supervisor (lib/program/run.js) made the WASI and put its id in
+// processState.program.wasiId; every thread attaches to it with its own
+// view of the program's memory, so every thread sees one fd table. Added
+// here:
+//   - proc_exit ends the whole program (lib/program/control.js) and stops
+//     the WASI, so that calls blocked in C on other threads return;
+//   - a call that returns because the WASI stopped never returns to the
+//     guest: the thread parks until its worker is terminated;
+//   - thread-spawn parks a thread whose program has ended.
+
+import { native } from "../native/binding.js";
+import { endProgram, parkForever } from "./control.js";
+import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
+
+const FILE = "lib/program/wasi-c.js";
+const ERRNO_FAULT = 21;
+
+function bindingOf() {
+  const binding = native.binding;
+  if (typeof binding?.wasiImports !== "function") {
+    throw new Error(`${FILE}: the addon with the program's C WASI did not load here (${native.error ?? "no WASI in it"}).`);
+  }
+  return binding;
+}
+
+// {imports, wasi, stopWasi, attachMemory}: wasi is the attachment
+// (wasiDetach(wasi) drops it; the worker's end drops it otherwise). memory
+// null (a plain program whose module defines its own): the imports call
+// through to an attachment that attachMemory(memory) makes once the module
+// is instantiated (a call before that, from a start function, has no
+// memory to act on and answers EFAULT, 21).
+function createImports({ wasmModule, memory, program, threadSpawn }) {
+  const binding = bindingOf();
+  const id = program.wasiId;
+  const stopWasi = () => binding.wasiStop(id);
+  const attach = (programMemory) => binding.wasiImports(id, programMemory, () => parkForever(program.control));
+  const own = (wasi) => ({ ...wasi, proc_exit: (code) => endProgram(program, code >>> 0, stopWasi) });
+  if (memory) {
+    const wasi = attach(memory);
+    const imports = programImports({ preview1: own(wasi), program, threadSpawn, wasmModule, memory });
+    return { imports, wasi, stopWasi };
+  }
+  let current = null;
+  const preview1 = {};
+  for (const { module, name, kind } of WebAssembly.Module.imports(wasmModule)) {
+    if (module !== "wasi_snapshot_preview1" || kind !== "function") continue;
+    preview1[name] = (...args) => (current ? current[name](...args) : ERRNO_FAULT);
+  }
+  preview1.proc_exit = (code) => endProgram(program, code >>> 0, stopWasi);
+  const attachMemory = (programMemory) => {
+    current = attach(programMemory);
+  };
+  return { imports: programImports({ preview1, program, threadSpawn, wasmModule, memory }), stopWasi, attachMemory };
+}
+
+// For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker
+// runtime over this file's imports; close() detaches the thread. Its threads
+// spawn by the program's rules (programThreadSpawn), not the pool's.
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+  const program = programOf(processState, FILE);
+  const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
+  const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
+  const close = () => native.binding.wasiDetach(wasi);
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close });
+}
+
+// For lib/program/main-worker.js: the guest's main thread (never returns). The
+// end of _start stops the WASI as proc_exit does. A plain program
+// (threadSpawn null): memory is its imported non-shared memory, or null when
+// it defines its own.
+export function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
+  const program = programOf(processState, FILE);
+  const { imports, stopWasi, attachMemory } = createImports({ wasmModule, memory, program, threadSpawn });
+  runProgramMainWith({ wasmModule, program, imports, attachMemory, onEnd: stopWasi });
+}

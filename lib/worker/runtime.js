@@ -1,0 +1,492 @@
+// The per-thread runtime of a pool worker (SDK-CONTRACT 3.3): the import
+// object a guest thread's instance gets, and the instance policy: one
+// instance per worker, reused by every thread the worker runs (this
+// package's default), or a fresh instance per thread (the SDK's, with
+// freshInstances: true). See createThreadRunner.
+//
+// Used by both worker entries (lib/worker/node.js, lib/wasiThreadBrowserWorker.mjs),
+// so it must stay browser-safe: no node: imports, no addon. Node-only behaviour
+// (synchronous writes to fds 1 and 2) is injected by the Node worker through
+// the `writeOutput` option.
+//
+// WASI preview1 comes from @bjorn3/browser_wasi_shim. A few of its functions
+// are replaced where a wasi-threads guest needs something else:
+//   - the guest imports its memory, so the shim is pointed at that memory and
+//     never at instance.exports.memory (which such a guest does not have);
+//   - proc_exit throws WasiExitError (found by name, as the SDK's workers do);
+//   - random_get: crypto.getRandomValues refuses views of a SharedArrayBuffer
+//     in browsers, and the shim then falls back to Math.random; filling a
+//     private buffer and copying keeps real randomness;
+//   - poll_oneoff (sleep): the shim spins a CPU for the whole sleep; a worker
+//     may block, so it sleeps in Atomics.wait instead;
+//   - args_sizes_get: the shim counts UTF-16 units, not the UTF-8 bytes that
+//     args_get writes.
+
+import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
+
+export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
+export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
+
+// A WASI proc_exit on a guest thread. Workers treat it as the thread's normal
+// end; they recognise it by name, so that another runtime's error of the same
+// name (the SDK's) is treated alike.
+export class WasiExitError extends Error {
+  constructor(code) {
+    super(`WASI proc_exit(${code})`);
+    this.name = "WasiExitError";
+    this.code = code;
+  }
+}
+
+const UNRESOLVABLE_HINT =
+  '; pass a factory function, a { provider: "flatsql-io" } descriptor, or (module workers) a { moduleUrl } descriptor.';
+
+const encoder = new TextEncoder();
+
+// ---------------------------------------------------------------------------
+// extraImports (SDK-CONTRACT 2.9)
+
+// Resolves { moduleUrl, exportName = "default", config } entries into
+// { factory, config } by importing the module; other entries pass through.
+export async function resolveModuleExtraImports(entries) {
+  const list = Array.isArray(entries) ? entries : entries == null ? [] : [entries];
+  const resolved = [];
+  for (const entry of list) {
+    if (entry && typeof entry === "object" && typeof entry.factory !== "function" && entry.moduleUrl) {
+      const url = String(entry.moduleUrl);
+      const exportName = entry.exportName ?? "default";
+      const mod = await import(url);
+      const factory = mod?.[exportName];
+      if (typeof factory !== "function") {
+        throw new TypeError(`extraImports module ${url} exports no factory "${exportName}".`);
+      }
+      resolved.push({ factory, config: entry.config ?? null });
+    } else {
+      resolved.push(entry);
+    }
+  }
+  return resolved;
+}
+
+function describeEntry(entry) {
+  if (entry === null || typeof entry !== "object") return String(entry);
+  try {
+    return JSON.stringify(entry, (key, value) =>
+      value instanceof SharedArrayBuffer || ArrayBuffer.isView(value) ? `[${value.constructor.name}]` : value,
+    );
+  } catch {
+    return Object.prototype.toString.call(entry);
+  }
+}
+
+// Factory results: { imports, close } contributes a fragment and a closer;
+// any other truthy value is a fragment itself.
+// (An import object whose only module is named "imports" would be read as the
+// first form; no guest is known to import such a module.)
+function isImportsWithClose(result) {
+  if (!result || typeof result !== "object") return false;
+  if (!result.imports || typeof result.imports !== "object") return false;
+  return typeof result.close === "function" || Object.keys(result).every((key) => key === "imports" || key === "close");
+}
+
+// Calls every factory once; returns the import fragments and a close() for
+// the closers they returned.
+export function resolveExtraImports(entries, ctx) {
+  const fragments = [];
+  const closers = [];
+  const close = () => {
+    for (const closer of closers.splice(0).reverse()) {
+      try {
+        closer();
+      } catch {
+        // One provider's failing close must not keep the others open.
+      }
+    }
+  };
+  try {
+    for (const entry of entries ?? []) {
+      let result;
+      if (typeof entry === "function") {
+        result = entry({ ...ctx, config: null });
+      } else if (entry && typeof entry === "object" && typeof entry.factory === "function") {
+        result = entry.factory({ ...ctx, config: entry.config ?? null });
+      } else if (entry && typeof entry === "object" && typeof entry.provider === "string") {
+        // flatsql-io and friends are space-data-module-sdk's own providers.
+        throw new TypeError(
+          `Unresolvable extraImports entry ${describeEntry(entry)}: the "${entry.provider}" provider ` +
+            "belongs to space-data-module-sdk's worker runtime. Pass runtimeModule (the URL of a " +
+            "module exporting createWasiThreadWorkerRuntime, such as the SDK's) to createWasiThreadSpawn " +
+            "so that workers use that runtime, or use a { moduleUrl } factory instead.",
+        );
+      } else if (entry && typeof entry === "object" && entry.moduleUrl) {
+        throw new TypeError(
+          `Unresolvable extraImports entry ${describeEntry(entry)}: { moduleUrl } entries must be ` +
+            "resolved first with resolveModuleExtraImports()" +
+            UNRESOLVABLE_HINT,
+        );
+      } else {
+        throw new TypeError(`Unresolvable extraImports entry ${describeEntry(entry)}${UNRESOLVABLE_HINT}`);
+      }
+      if (isImportsWithClose(result)) {
+        fragments.push(result.imports);
+        if (typeof result.close === "function") closers.push(() => result.close());
+      } else if (result) {
+        fragments.push(result);
+      }
+    }
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return { fragments, close };
+}
+
+// Module by module, shallow: later fragments win within a module.
+export function mergeImportFragments(imports, fragments) {
+  for (const fragment of fragments ?? []) {
+    if (!fragment || typeof fragment !== "object") continue;
+    for (const [moduleName, values] of Object.entries(fragment)) {
+      imports[moduleName] = { ...imports[moduleName], ...values };
+    }
+  }
+  return imports;
+}
+
+// ---------------------------------------------------------------------------
+// Process state: args and env. The SDK's shared process state is opaque to
+// this runtime except for {args, env} (and, when present in the SDK's shape,
+// the stdin bytes and the exit words of its control array).
+
+function argsOf(processState) {
+  return Array.isArray(processState?.args) ? processState.args.map(String) : [];
+}
+
+function envOf(processState) {
+  const env = processState?.env;
+  if (Array.isArray(env)) return env.map(String);
+  if (env && typeof env === "object") {
+    return Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  }
+  return [];
+}
+
+// SDK layout of createSharedWasiProcess's control words.
+const PS_STDIN_CURSOR = 0;
+const PS_EXITED = 3;
+const PS_EXIT_CODE = 4;
+
+function sharedControlOf(processState) {
+  const control = processState?.control;
+  return control instanceof Int32Array && control.length >= 5 ? control : null;
+}
+
+// stdin over the shared process's input bytes: every thread reads from one
+// cursor, reserved by CAS, so a byte is read exactly once process-wide.
+class SharedStdin extends Fd {
+  constructor(input, control) {
+    super();
+    this.input = input;
+    this.control = control;
+  }
+
+  fd_fdstat_get() {
+    return { ret: 0, fdstat: new defs.Fdstat(defs.FILETYPE_CHARACTER_DEVICE, 0) };
+  }
+
+  fd_read(size) {
+    for (;;) {
+      const start = Atomics.load(this.control, PS_STDIN_CURSOR);
+      const end = Math.min(this.input.length, start + Number(size));
+      if (end <= start) return { ret: 0, data: new Uint8Array(0) };
+      if (Atomics.compareExchange(this.control, PS_STDIN_CURSOR, start, end) === start) {
+        return { ret: 0, data: this.input.slice(start, end) };
+      }
+    }
+  }
+}
+
+function stdinOf(processState) {
+  const control = sharedControlOf(processState);
+  if (control && processState.input instanceof Uint8Array) {
+    return new SharedStdin(processState.input, control);
+  }
+  return new OpenFile(new File(new Uint8Array(0), { readonly: true }));
+}
+
+// ---------------------------------------------------------------------------
+// Output. A guest thread's stdout/stderr are the owner's: in Node the worker
+// passes writeOutput (fs.writeSync to fds 1 and 2, visible even while the
+// owner is blocked in a join); elsewhere lines go to the console.
+
+class OutputFd extends ConsoleStdout {
+  fd_write(data) {
+    try {
+      this.write(data);
+      return { ret: defs.ERRNO_SUCCESS, nwritten: data.byteLength };
+    } catch (error) {
+      return { ret: error?.code === "EPIPE" ? defs.ERRNO_PIPE : defs.ERRNO_IO, nwritten: 0 };
+    }
+  }
+}
+
+function consoleOutput(fd) {
+  const log = fd === 2 ? console.error.bind(console) : console.log.bind(console);
+  const dec = new TextDecoder("utf-8", { fatal: false });
+  let pending = "";
+  return (bytes) => {
+    pending += dec.decode(bytes, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop();
+    for (const line of lines) log(line);
+  };
+}
+
+function outputFd(fd, writeOutput) {
+  const write = typeof writeOutput === "function" ? (bytes) => writeOutput(fd, bytes) : consoleOutput(fd);
+  return new OutputFd(write);
+}
+
+// ---------------------------------------------------------------------------
+// WASI
+
+const monotonicNowMs =
+  typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
+
+let sleepCell = null;
+function sleepMs(ms) {
+  if (!(ms > 0)) return;
+  try {
+    sleepCell ??= new Int32Array(new SharedArrayBuffer(4));
+    Atomics.wait(sleepCell, 0, 0, ms);
+  } catch {
+    // An agent that may not block: spin, as the shim would.
+    const end = monotonicNowMs() + ms;
+    while (monotonicNowMs() < end) {
+      // busy wait
+    }
+  }
+}
+
+function fillRandom(target) {
+  const cryptoApi = globalThis.crypto;
+  if (cryptoApi && typeof cryptoApi.getRandomValues === "function") {
+    const chunk = new Uint8Array(Math.min(target.length, 65536));
+    for (let offset = 0; offset < target.length; offset += chunk.length) {
+      const view = chunk.subarray(0, Math.min(chunk.length, target.length - offset));
+      cryptoApi.getRandomValues(view);
+      target.set(view, offset);
+    }
+    return;
+  }
+  for (let i = 0; i < target.length; i++) target[i] = (Math.random() * 256) | 0;
+}
+
+function createThreadWasi({ processState, getMemory, writeOutput }) {
+  const args = argsOf(processState);
+  const fds = [stdinOf(processState), outputFd(1, writeOutput), outputFd(2, writeOutput)];
+  // debug: false explicitly; the shim turns its debug logging on otherwise.
+  const wasi = new WASI(args, envOf(processState), fds, { debug: false });
+  // The shim reads memory through wasi.inst.exports.memory. A wasi-threads
+  // guest imports its memory, so give it an object that always answers with
+  // the current memory.
+  wasi.inst = {
+    get exports() {
+      return { memory: getMemory() };
+    },
+  };
+  const control = sharedControlOf(processState);
+  const imports = wasi.wasiImport;
+  const view = () => new DataView(getMemory().buffer);
+
+  imports.proc_exit = (code) => {
+    if (control) {
+      Atomics.store(control, PS_EXIT_CODE, code | 0);
+      Atomics.store(control, PS_EXITED, 1);
+    }
+    throw new WasiExitError(code);
+  };
+
+  imports.random_get = (ptr, length) => {
+    fillRandom(new Uint8Array(getMemory().buffer, ptr >>> 0, length >>> 0));
+    return defs.ERRNO_SUCCESS;
+  };
+
+  imports.args_sizes_get = (argcPtr, bufSizePtr) => {
+    const memory = view();
+    let size = 0;
+    for (const arg of args) size += encoder.encode(arg).length + 1;
+    memory.setUint32(argcPtr, args.length, true);
+    memory.setUint32(bufSizePtr, size, true);
+    return defs.ERRNO_SUCCESS;
+  };
+
+  const shimPollOneoff = imports.poll_oneoff;
+  imports.poll_oneoff = (inPtr, outPtr, nsubscriptions, neventsPtr) => {
+    if (nsubscriptions !== 1) return shimPollOneoff(inPtr, outPtr, nsubscriptions, neventsPtr);
+    const memory = view();
+    const sub = defs.Subscription.read_bytes(memory, inPtr);
+    if (sub.eventtype !== defs.EVENTTYPE_CLOCK) return defs.ERRNO_NOTSUP;
+    const absolute = (sub.flags & defs.SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME) !== 0;
+    let waitMs;
+    if (sub.clockid === defs.CLOCKID_MONOTONIC) {
+      waitMs = absolute ? Number(sub.timeout) / 1e6 - monotonicNowMs() : Number(sub.timeout) / 1e6;
+    } else if (sub.clockid === defs.CLOCKID_REALTIME) {
+      waitMs = absolute ? Number(sub.timeout) / 1e6 - Date.now() : Number(sub.timeout) / 1e6;
+    } else {
+      return defs.ERRNO_INVAL;
+    }
+    sleepMs(waitMs);
+    new defs.Event(sub.userdata, defs.ERRNO_SUCCESS, defs.EVENTTYPE_CLOCK).write_bytes(memory, outPtr);
+    // The shim does not write nevents; preview1 requires it.
+    if (neventsPtr !== undefined) memory.setUint32(neventsPtr, 1, true);
+    return defs.ERRNO_SUCCESS;
+  };
+
+  return { wasi, imports };
+}
+
+// ---------------------------------------------------------------------------
+// The runtime
+
+function memoryImportOf(wasmModule) {
+  try {
+    const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
+    if (entry) return { module: entry.module, name: entry.name };
+  } catch {
+    // Not a module: instantiate() will say so.
+  }
+  return { module: "env", name: "memory" };
+}
+
+function importsModule(wasmModule, moduleName) {
+  try {
+    return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
+  } catch {
+    return false;
+  }
+}
+
+// The instance policy of a pool worker. Mainstream wasi-threads toolchains
+// (wasi-libc's wasi_thread_start, so Rust std and C; Zig's std.Thread; this
+// package's guest) set __stack_pointer and the TLS base from the start
+// argument at every thread start, and keep no other per-instance state that
+// a thread leaves changed; so by default a worker keeps the instance its last
+// thread ran on and runs the next thread on it, as @emnapi/wasi-threads does.
+// A thread that does not return normally (a trap, or proc_exit's
+// WasiExitError) leaves its instance behind: the next one gets a fresh one.
+// freshInstances: true makes every thread's instance fresh (the SDK's
+// behaviour).
+//
+// `runtime` is anything with the SDK's instantiate() (ours or a plugged one).
+// run(tid, startArg) runs wasi_thread_start and lets its error through.
+// adopt(instance) offers an instance made already (a worker's probe) as the
+// first thread's; with freshInstances it is ignored, as the SDK ignores its
+// probe instance.
+export function createThreadRunner(runtime, { freshInstances = false } = {}) {
+  const fresh = freshInstances === true;
+  let kept = null;
+  return {
+    freshInstances: fresh,
+    adopt(instance) {
+      if (!fresh && instance) kept = instance;
+    },
+    run(tid, startArg) {
+      const instance = kept ?? runtime.instantiate();
+      // Dropped while the thread runs: if it throws, nothing is kept.
+      kept = null;
+      instance.exports.wasi_thread_start(tid, startArg);
+      if (!fresh) kept = instance;
+    },
+    discard() {
+      kept = null;
+    },
+  };
+}
+
+// createWasiThreadWorkerRuntime({wasmModule, memory, hostcallChannel,
+// processState, extraImports, workerIndex, tid, threadSpawn}) ->
+// {imports, instantiate(), close()}, as the SDK's. Extra, optional options:
+// writeOutput(fd, bytes), how fds 1 and 2 are written (default: the console,
+// line by line); freshInstances, the policy of runThread. Extra members:
+// runThread(tid, startArg) (wasi_thread_start on the worker's kept instance,
+// see createThreadRunner) and freshInstances.
+export function createWasiThreadWorkerRuntime({
+  wasmModule,
+  memory,
+  hostcallChannel = null,
+  processState,
+  extraImports = [],
+  workerIndex,
+  tid,
+  threadSpawn,
+  writeOutput,
+  freshInstances = false,
+} = {}) {
+  let instance = null;
+  let currentMemory = memory;
+  const getMemory = () => instance?.exports?.memory ?? currentMemory;
+
+  const { imports: wasiImports } = createThreadWasi({
+    processState,
+    getMemory: () => currentMemory,
+    writeOutput,
+  });
+
+  // The shared memory goes under whatever name the guest imports it
+  // (env.memory for wasm-ld's default).
+  const memoryImport = memoryImportOf(wasmModule);
+  const imports = {
+    wasi_snapshot_preview1: wasiImports,
+    env: {},
+    wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 },
+  };
+  imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
+
+  const extras = resolveExtraImports(extraImports, {
+    memory,
+    getMemory,
+    workerIndex: workerIndex ?? null,
+    tid: tid ?? null,
+  });
+  mergeImportFragments(imports, extras.fragments);
+  // The shared memory always wins, whatever a fragment said.
+  imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
+
+  // The SDK bridges space_data_module_host hostcalls to the owning thread;
+  // that bridge is SDK-specific and not part of this runtime. A fragment may
+  // still provide the namespace; otherwise refuse early and clearly.
+  if (importsModule(wasmModule, HOSTCALL_IMPORT_MODULE) && !imports[HOSTCALL_IMPORT_MODULE]) {
+    extras.close();
+    void hostcallChannel; // accepted for the SDK's signature; see above
+    throw new Error(
+      `A threaded guest that imports ${HOSTCALL_IMPORT_MODULE} needs space-data-module-sdk's ` +
+        "hostcall bridge, which wasi-thread-pool's worker runtime does not provide. Pass runtimeModule " +
+        "(the URL of the SDK's wasiThreadWorkerRuntime.js, or any module exporting " +
+        "createWasiThreadWorkerRuntime) to createWasiThreadSpawn, or provide the " +
+        `${HOSTCALL_IMPORT_MODULE} imports through an extraImports factory.`,
+    );
+  }
+
+  const runtime = {
+    imports,
+    freshInstances: freshInstances === true,
+    // A fresh instance over the same imports and the same memory; the caller
+    // runs wasi_thread_start on it. No _initialize: the owner's instance
+    // initialised the shared memory once.
+    instantiate() {
+      const made = new WebAssembly.Instance(wasmModule, imports);
+      instance = made;
+      currentMemory = made.exports.memory ?? memory;
+      return made;
+    },
+    runThread(tid, startArg) {
+      runner.run(tid, startArg);
+    },
+    close() {
+      runner.discard();
+      extras.close();
+    },
+  };
+  const runner = createThreadRunner(runtime, { freshInstances });
+  return runtime;
+}

@@ -1,0 +1,93 @@
+// What the two pool workers share (lib/worker/node.js for Node,
+// lib/wasiThreadBrowserWorker.mjs for browsers): loading the runtime (ours, or
+// the one a host's runtimeModule option names), choosing its extraImports
+// resolver, making the runtime and the instance policy's runner, and running
+// one guest thread. Browser-safe: it imports only lib/worker/runtime.js.
+//
+// The room: lib/worker/ owns what runs in a pool worker: the Node worker (node.js), what it shares
+// with the browser worker (lib/wasiThreadBrowserWorker.mjs), the per-thread runtime and the Liftoff
+// guard. It may import lib/pool/; only its Node-only files (node.js, liftoff.js, write-sync.js)
+// import node: modules or lib/native/.
+
+import * as ownRuntime from "./runtime.js";
+
+// The runtime API: this package's, or the module named by runtimeModule
+// (space-data-module-sdk's, for SDK-specific extraImports and hostcalls),
+// which must export createWasiThreadWorkerRuntime.
+export async function loadRuntime(runtimeModule) {
+  if (!runtimeModule) return ownRuntime;
+  const plugged = await import(runtimeModule);
+  if (typeof plugged.createWasiThreadWorkerRuntime !== "function") {
+    throw new TypeError(`runtimeModule ${runtimeModule} exports no createWasiThreadWorkerRuntime function.`);
+  }
+  return plugged;
+}
+
+// Makes this worker's runtime and runner, and instantiates once as a probe: a
+// module this worker cannot instantiate fails here, before it takes any
+// thread (with reuse, the first thread runs on this instance).
+//
+//   runtimeModule   string | null: see loadRuntime
+//   extraImports    the descriptors as posted; resolved here
+//   options         the SDK's runtime options, without extraImports
+//   ownOptions      added only for this package's runtime (a plugged one gets
+//                   exactly the SDK's options)
+//   freshInstances  the instance policy (lib/worker/runtime.js createThreadRunner)
+//   nodeDescriptors pass the descriptors through a plugged runtime's
+//                   resolveNodeFlatsqlIoDescriptors, when it has one (Node)
+//
+// Returns {runtime, runner}. On failure the runtime is closed (best effort)
+// and the error thrown.
+export async function startRuntime({
+  runtimeModule,
+  extraImports = [],
+  options,
+  ownOptions = {},
+  freshInstances = false,
+  nodeDescriptors = false,
+}) {
+  let runtime = null;
+  try {
+    const runtimeApi = await loadRuntime(runtimeModule);
+    const own = runtimeApi === ownRuntime;
+    const resolveModules =
+      typeof runtimeApi.resolveModuleExtraImports === "function"
+        ? runtimeApi.resolveModuleExtraImports
+        : ownRuntime.resolveModuleExtraImports;
+    let resolved = await resolveModules(extraImports ?? []);
+    // A plugged runtime (the SDK's) may come with its Node-only descriptor
+    // resolver (flatsql-io-node).
+    if (nodeDescriptors && typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
+      resolved = runtimeApi.resolveNodeFlatsqlIoDescriptors(resolved);
+    }
+    const all = { ...options, extraImports: resolved };
+    if (own) Object.assign(all, ownOptions, { freshInstances });
+    runtime = runtimeApi.createWasiThreadWorkerRuntime(all);
+    const runner = ownRuntime.createThreadRunner(runtime, { freshInstances });
+    runner.adopt(runtime.instantiate());
+    return { runtime, runner };
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+      // Closing is best effort; the start-up error is the one to report.
+    }
+    throw error;
+  }
+}
+
+// runThread for serveWasiThreadPoolSlot: true when the thread ended (proc_exit
+// on a thread ends that thread normally), false after a trap, which retires
+// the slot and ends the serve loop; onTrap(tid, error) hears of the trap.
+export function createRunThread(runner, onTrap) {
+  return function runThread(tid, startArg) {
+    try {
+      runner.run(tid, startArg);
+      return true;
+    } catch (error) {
+      if (error?.name === "WasiExitError") return true;
+      onTrap(tid, error);
+      return false;
+    }
+  };
+}
