@@ -9,7 +9,11 @@
 #include <string.h>
 #include <time.h>
 #ifdef __linux__
-#include <sys/random.h>
+#ifdef __linux__
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #endif
 
 #include "wasi_errno.h"
@@ -105,6 +109,23 @@ WTP__WASI_CALL(clock_time_get) {
   return WASI_ESUCCESS;
 }
 
+#ifdef __linux__
+/* The getrandom system call itself, not glibc's wrapper (glibc 2.25): the
+ * glibc prebuilds run on glibc 2.17. A kernel without it (before 3.17)
+ * answers ENOSYS, and /dev/urandom serves instead. */
+static ssize_t os_random(uint8_t *at, size_t len) {
+  long n = syscall(SYS_getrandom, at, len, 0);
+  if (n >= 0 || errno != ENOSYS) return (ssize_t)n;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  n = read(fd, at, len);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return (ssize_t)n;
+}
+#endif
+
 WTP__WASI_CALL(random_get) {
   uint64_t ptr = args[0], len = args[1];
   (void)wasi;
@@ -112,7 +133,7 @@ WTP__WASI_CALL(random_get) {
 #ifdef __linux__
   uint8_t *at = memory->base + ptr;
   while (len > 0) {
-    ssize_t n = getrandom(at, len > 33554431 ? 33554431 : (size_t)len, 0);
+    ssize_t n = os_random(at, len > 33554431 ? 33554431 : (size_t)len);
     if (n < 0) {
       if (errno == EINTR) continue;
       return wtp__wasi_errno(errno);
