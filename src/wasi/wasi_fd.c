@@ -453,7 +453,7 @@ static int op_allocate(const wtp__wasi_entry *entry, const uint64_t *args) {
 #endif
   /* No fallocate: grow the file to offset + len, as the call promises. */
   struct stat st;
-  if (wtp__wasi_fstat(entry->host_fd, &st) != 0) return errno;
+  if (fstat(entry->host_fd, &st) != 0) return errno;
   if ((uint64_t)st.st_size >= offset + len) return 0;
   return ftruncate(entry->host_fd, (off_t)(offset + len)) == 0 ? 0 : errno;
 }
@@ -604,8 +604,8 @@ WTP__WASI_CALL(fd_filestat_get) {
   wtp__wasi_entry *entry;
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
-  err = wtp__wasi_fstat(entry->host_fd, &st) == 0 ? WASI_ESUCCESS
-                                                  : wtp__wasi_errno(errno);
+  err =
+      fstat(entry->host_fd, &st) == 0 ? WASI_ESUCCESS : wtp__wasi_errno(errno);
   if (err == WASI_ESUCCESS) {
     wtp__wasi_write_filestat(memory->base + at, &st);
     memory->base[at + 16] =

@@ -62,27 +62,6 @@ uint8_t wtp__wasi_filetype(mode_t mode);
 /* Writes a WASI filestat (64 bytes, little-endian) at dst. */
 void wtp__wasi_write_filestat(uint8_t *dst, const struct stat *st);
 
-/* fstat and fstatat for every libc the prebuilds serve: glibc exports them
- * only from 2.33 (before, they are wrappers over __fxstat in
- * libc_nonshared.a, which the cross build for glibc 2.17 does not link), so a
- * build for an older glibc makes the system calls itself; the kernel's
- * struct stat is glibc's on x86-64 and arm64. */
-#if defined(__linux__) && defined(__GLIBC__) && \
-    (__GLIBC__ == 2 && __GLIBC_MINOR__ < 33)
-#include <sys/syscall.h>
-#include <unistd.h>
-static inline int wtp__wasi_fstat(int fd, struct stat *st) {
-  return (int)syscall(SYS_fstat, fd, st);
-}
-static inline int wtp__wasi_fstatat(int dir, const char *name, struct stat *st,
-                                    int flags) {
-  return (int)syscall(SYS_newfstatat, dir, name, st, flags);
-}
-#else
-#define wtp__wasi_fstat fstat
-#define wtp__wasi_fstatat fstatat
-#endif
-
 /* Guest memory: 1 if [ptr, ptr + len) lies inside memory (no overflow). */
 static inline int wtp__wasi_range_ok(const wtp_wasi_memory *memory,
                                      uint64_t ptr, uint64_t len) {

@@ -61,8 +61,7 @@ static void release(wtp__wasi_entry *entry, wtp__wasi_at *at) {
  * one (not followed), its lstat errno if it does not exist. */
 static int not_a_directory(const wtp__wasi_at *at) {
   struct stat st;
-  if (wtp__wasi_fstatat(at->dir, at->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return errno;
+  if (fstatat(at->dir, at->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno;
   return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
 }
 
@@ -155,9 +154,8 @@ static uint32_t fifo_wait_reader(wtp_wasi *wasi, int dir, const char *path,
   if (wtp__wasi_beneath_resolve(dir, path, follow || ends_in_slash(path), &at))
     return WASI_ENXIO;
   struct stat st;
-  int fifo =
-      wtp__wasi_fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-      S_ISFIFO(st.st_mode);
+  int fifo = fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+             S_ISFIFO(st.st_mode);
   wtp__wasi_at_close(&at);
   if (!fifo) return WASI_ENXIO; /* a socket's or a device's ENXIO */
   for (;;) {
@@ -192,7 +190,7 @@ WTP__WASI_CALL(path_open) {
   wtp__wasi_fd_put(dir);
   if (err) return err;
   struct stat st;
-  if (wtp__wasi_fstat(host_fd, &st) != 0) {
+  if (fstat(host_fd, &st) != 0) {
     int e = errno;
     close(host_fd);
     return wtp__wasi_errno(e);
@@ -291,8 +289,7 @@ WTP__WASI_CALL(path_rename) {
  * over nothing, as Linux and wasmtime. */
 static int trailing_new_name(const wtp__wasi_at *at) {
   struct stat st;
-  if (wtp__wasi_fstatat(at->dir, at->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return ENOENT;
+  if (fstatat(at->dir, at->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return ENOENT;
   return S_ISDIR(st.st_mode) ? EEXIST : ENOTDIR;
 }
 
@@ -401,8 +398,7 @@ WTP__WASI_CALL(path_filestat_get) {
     return err;
   struct stat st;
   int host_err =
-      wtp__wasi_fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno
-                                                                        : 0;
+      fstatat(at.dir, at.name, &st, AT_SYMLINK_NOFOLLOW) != 0 ? errno : 0;
   if (!host_err && at.trailing_slash && !S_ISDIR(st.st_mode))
     host_err = ENOTDIR;
   release(dir, &at);
@@ -496,8 +492,7 @@ static uint8_t dirent_type(DIR *dir, const struct dirent *d) {
       return WASI_FILETYPE_UNKNOWN;
     default: {
       struct stat st;
-      if (wtp__wasi_fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) !=
-          0)
+      if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return WASI_FILETYPE_UNKNOWN;
       return wtp__wasi_filetype(st.st_mode);
     }

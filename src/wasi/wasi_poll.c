@@ -145,7 +145,7 @@ static void read_fd(wtp_wasi *wasi, subscription *sub,
     if (sub->type == WASI_EVENTTYPE_FD_READ) {
       struct stat st;
       off_t at_offset = lseek(sub->entry->host_fd, 0, SEEK_CUR);
-      if (wtp__wasi_fstat(sub->entry->host_fd, &st) == 0 && at_offset >= 0 &&
+      if (fstat(sub->entry->host_fd, &st) == 0 && at_offset >= 0 &&
           st.st_size > at_offset) {
         sub->nbytes = (uint64_t)(st.st_size - at_offset);
       }

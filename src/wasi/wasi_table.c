@@ -275,7 +275,7 @@ uint32_t wtp__wasi_fd_add(wtp_wasi *wasi, int host_fd, uint8_t filetype,
 static void classify_shared(entry_init *init, int dup_fd) {
   struct stat st;
   init->host_fd = init->io_fd = dup_fd;
-  if (wtp__wasi_fstat(dup_fd, &st) != 0) {
+  if (fstat(dup_fd, &st) != 0) {
     /* Cannot happen on a descriptor dup() just made; stay careful. */
     init->filetype = WASI_FILETYPE_UNKNOWN;
     init->io_kind = WASI_IO_SHARED_BLOCKING;
@@ -308,7 +308,7 @@ static void classify_shared(entry_init *init, int dup_fd) {
       open(path, (flags & O_ACCMODE) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (private_fd >= 0) {
     struct stat again;
-    if (wtp__wasi_fstat(private_fd, &again) == 0 && again.st_dev == st.st_dev &&
+    if (fstat(private_fd, &again) == 0 && again.st_dev == st.st_dev &&
         again.st_ino == st.st_ino) {
       init->io_fd = private_fd;
       init->io_kind = WASI_IO_NONBLOCKING;

@@ -360,6 +360,54 @@ const LIBC = new Set([
   "pthread_key_create",
   "pthread_getspecific",
   "pthread_setspecific",
+  // The program's C WASI (src/wasi/): file, directory, socket and poll calls.
+  "accept",
+  "clock_getres",
+  "close",
+  "closedir",
+  "dirfd",
+  "eventfd",
+  "fcntl",
+  "fdatasync",
+  "fdopendir",
+  "fstat",
+  "fstatat",
+  "fsync",
+  "ftruncate",
+  "futimens",
+  "getsockopt",
+  "ioctl",
+  "linkat",
+  "lseek",
+  "memchr",
+  "mkdirat",
+  "open",
+  "openat",
+  "pipe",
+  "pipe2",
+  "poll",
+  "posix_fadvise",
+  "posix_fallocate",
+  "pread",
+  "preadv",
+  "pwrite",
+  "pwritev",
+  "read",
+  "readdir",
+  "readlinkat",
+  "readv",
+  "recvmsg",
+  "renameat",
+  "rewinddir",
+  "sendmsg",
+  "shutdown",
+  "strcpy",
+  "symlinkat",
+  "tee",
+  "unlinkat",
+  "utimensat",
+  "write",
+  "writev",
 ]);
 const LINUX_LIBRARIES = {
   glibc: new Set(["libc.so.6", "libpthread.so.0", "libm.so.6", "libdl.so.2"]),
@@ -368,6 +416,8 @@ const LINUX_LIBRARIES = {
 };
 // The oldest glibc the Linux glibc prebuilds support (docs/packaging.md).
 const GLIBC_MAX = [2, 17];
+// Weak references every ELF shared object carries, unversioned by nature.
+const GLIBC_WEAK_UNVERSIONED = new Set(["__gmon_start__", "_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable"]);
 
 // libSystem functions a macOS prebuild may import (all from libSystem.B.dylib).
 const LIBSYSTEM = new Set([
@@ -421,6 +471,53 @@ const LIBSYSTEM = new Set([
   "_pthread_cond_broadcast",
   "_pthread_cond_destroy",
   "dyld_stub_binder",
+  // The program's C WASI (src/wasi/); $INODE64 are x86-64's 64-bit-inode names.
+  "___bzero",
+  "___memcpy_chk",
+  "_accept",
+  "_arc4random_buf",
+  "_clock_getres",
+  "_close",
+  "_closedir",
+  "_dirfd",
+  "_fcntl",
+  "_fdopendir",
+  "_fdopendir$INODE64",
+  "_fstat",
+  "_fstat$INODE64",
+  "_fstatat",
+  "_fstatat$INODE64",
+  "_fsync",
+  "_ftruncate",
+  "_futimens",
+  "_getsockopt",
+  "_ioctl",
+  "_linkat",
+  "_lseek",
+  "_memchr",
+  "_mkdirat",
+  "_open",
+  "_openat",
+  "_pipe",
+  "_poll",
+  "_pread",
+  "_pwrite",
+  "_read",
+  "_readdir",
+  "_readdir$INODE64",
+  "_readlinkat",
+  "_readv",
+  "_recvmsg",
+  "_renameat",
+  "_rewinddir",
+  "_rewinddir$INODE64",
+  "_sendmsg",
+  "_shutdown",
+  "_symlinkat",
+  "_unlinkat",
+  "_utimensat",
+  "_write",
+  "_writev",
 ]);
 const LIBSYSTEM_PATH = "/usr/lib/libSystem.B.dylib";
 
@@ -548,6 +645,12 @@ export function problems(target, info) {
       if (NODE.test(imp.name)) continue;
       if (!LIBC.has(imp.name)) bad.push(`imports ${imp.name}${imp.version ? `@${imp.version}` : ""}`);
       if (target.libc === "musl" && imp.version) bad.push(`${imp.name} carries a symbol version (${imp.version}) on musl`);
+      // glibc: a libc function without a symbol version is one glibc 2.17
+      // does not export (getrandom is 2.25; fstat is a libc_nonshared.a
+      // wrapper before 2.33): the prebuild would not load there.
+      if (target.libc === "glibc" && !imp.version && !GLIBC_WEAK_UNVERSIONED.has(imp.name)) {
+        bad.push(`${imp.name} carries no glibc symbol version (not exported by glibc ${GLIBC_MAX.join(".")})`);
+      }
       const m = /^GLIBC_(\d+)\.(\d+)/.exec(imp.version ?? "");
       if (m && (Number(m[1]) > GLIBC_MAX[0] || (Number(m[1]) === GLIBC_MAX[0] && Number(m[2]) > GLIBC_MAX[1]))) {
         bad.push(`${imp.name}@${imp.version} is newer than glibc ${GLIBC_MAX.join(".")}`);
