@@ -4,38 +4,20 @@
 // environment and a file of a preopened directory (test/support/wasi-programs.js).
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 import { showProgram } from "./support/wasi-programs.js";
+import { runCli } from "./support/cli-child.js";
 
-const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
 const BOUND_MS = 60_000;
 
 function cli(args, { env = {}, cwd } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, cwd, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    child.stdin.end();
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { env, cwd, input: "", timeoutMs: BOUND_MS });
 }
 
 // show's output -> {args, env, file}

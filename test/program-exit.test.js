@@ -5,40 +5,23 @@
 // (WebAssembly.LinkError; the CLI: exit 1, the import named).
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { PREVIEW1_SIGNATURES } from "../lib/program/link.js";
 import { watToBytes } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 import { exitProgram } from "./support/wasi-programs.js";
+import { runCli } from "./support/cli-child.js";
 
-const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
 const BOUND_MS = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "wtp-exit-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function cli(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { timeoutMs: BOUND_MS });
 }
 
 let files = 0;

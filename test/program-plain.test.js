@@ -7,7 +7,7 @@
 // (skipped with a message otherwise; CI fails instead).
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { watToBytes } from "./fixtures/build.js";
 import { exitProgram, showProgram } from "./support/wasi-programs.js";
+import { runCli } from "./support/cli-child.js";
 
-const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
 const PLAIN_C = fileURLToPath(new URL("./c/wasi-programs/plain.c", import.meta.url));
 const SYSROOT = fileURLToPath(new URL("../../shared/wasi-threads-sysroot", import.meta.url));
 const CLANG = "/usr/lib/llvm-19/bin/clang";
@@ -30,24 +30,7 @@ writeFileSync(join(data, "hello.txt"), "hello from the host\n");
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function cli(args, { input = "", env = {} } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    child.stdin.on("error", () => {});
-    child.stdin.end(input);
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { input, env, timeoutMs: BOUND_MS });
 }
 
 let files = 0;

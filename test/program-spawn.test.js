@@ -13,9 +13,10 @@ import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
+import { CLI, runCli } from "./support/cli-child.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
+
 const WASM = fileURLToPath(new URL("../guest/out/spawn.wasm", import.meta.url));
 const CLANG19 = "/usr/lib/llvm-19/bin/clang";
 const SYSROOT = fileURLToPath(new URL("../../shared/wasi-threads-sysroot", import.meta.url));
@@ -28,22 +29,7 @@ const skip =
     : `no clang-19 (${CLANG19}) or no ../shared/wasi-threads-sysroot to build guest/out/spawn.wasm`;
 
 function cli(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stdout}\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { timeoutMs: BOUND_MS });
 }
 
 function collector() {

