@@ -532,38 +532,20 @@ static int op_shutdown(const wtp__wasi_entry *entry, const uint64_t *args) {
   return shutdown(entry->host_fd, how) == 0 ? 0 : errno;
 }
 
-WTP__WASI_CALL(fd_datasync) {
-  (void)memory;
-  return with_entry(wasi, args, op_datasync);
-}
-WTP__WASI_CALL(fd_sync) {
-  (void)memory;
-  return with_entry(wasi, args, op_sync);
-}
-WTP__WASI_CALL(fd_advise) {
-  (void)memory;
-  return with_entry(wasi, args, op_advise);
-}
-WTP__WASI_CALL(fd_allocate) {
-  (void)memory;
-  return with_entry(wasi, args, op_allocate);
-}
-WTP__WASI_CALL(fd_filestat_set_size) {
-  (void)memory;
-  return with_entry(wasi, args, op_set_size);
-}
-WTP__WASI_CALL(fd_filestat_set_times) {
-  (void)memory;
-  return with_entry(wasi, args, op_set_times);
-}
-WTP__WASI_CALL(fd_fdstat_set_flags) {
-  (void)memory;
-  return with_entry(wasi, args, op_set_flags);
-}
-WTP__WASI_CALL(sock_shutdown) {
-  (void)memory;
-  return with_entry(wasi, args, op_shutdown);
-}
+/* The calls whose whole job is one op on the fd's entry (with_entry). */
+#define ENTRY_CALL(name, op)           \
+  WTP__WASI_CALL(name) {               \
+    (void)memory;                      \
+    return with_entry(wasi, args, op); \
+  }
+ENTRY_CALL(fd_datasync, op_datasync)
+ENTRY_CALL(fd_sync, op_sync)
+ENTRY_CALL(fd_advise, op_advise)
+ENTRY_CALL(fd_allocate, op_allocate)
+ENTRY_CALL(fd_filestat_set_size, op_set_size)
+ENTRY_CALL(fd_filestat_set_times, op_set_times)
+ENTRY_CALL(fd_fdstat_set_flags, op_set_flags)
+ENTRY_CALL(sock_shutdown, op_shutdown)
 
 /* Rights are reported, never a second permission system (wasi_table.c):
  * like wasmtime's wasi-common, an open fd accepts any rights and nothing

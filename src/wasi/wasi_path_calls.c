@@ -52,6 +52,18 @@ static uint32_t resolve(wtp_wasi *wasi, uint32_t fd, const char *path,
   return err;
 }
 
+/* The guest's path at [ptr, ptr + len) copied into path (EFAULT, EINVAL,
+ * EILSEQ: wtp__wasi_path_copy), then resolved beneath fd as resolve(). */
+static uint32_t resolve_guest(wtp_wasi *wasi, const wtp_wasi_memory *memory,
+                              uint64_t fd, uint64_t ptr, uint64_t len,
+                              int follow, guest_path path,
+                              wtp__wasi_entry **entry, wtp__wasi_at *at) {
+  uint32_t err =
+      wtp__wasi_path_copy(memory, ptr, len, path, sizeof(guest_path));
+  if (err) return err;
+  return resolve(wasi, (uint32_t)fd, path, follow, entry, at);
+}
+
 static void release(wtp__wasi_entry *entry, wtp__wasi_at *at) {
   wtp__wasi_at_close(at);
   wtp__wasi_fd_put(entry);
@@ -212,12 +224,11 @@ WTP__WASI_CALL(path_open) {
 /* path_create_directory(fd, path, path_len) */
 WTP__WASI_CALL(path_create_directory) {
   guest_path path;
-  uint32_t err =
-      wtp__wasi_path_copy(memory, args[1], args[2], path, sizeof path);
-  if (err) return err;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, 0, &dir, &at))) return err;
+  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
+                               &dir, &at);
+  if (err) return err;
   err = host_result(mkdirat(at.dir, at.name, 0777));
   release(dir, &at);
   return err;
@@ -226,12 +237,11 @@ WTP__WASI_CALL(path_create_directory) {
 /* path_remove_directory(fd, path, path_len) */
 WTP__WASI_CALL(path_remove_directory) {
   guest_path path;
-  uint32_t err =
-      wtp__wasi_path_copy(memory, args[1], args[2], path, sizeof path);
-  if (err) return err;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, 0, &dir, &at))) return err;
+  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
+                               &dir, &at);
+  if (err) return err;
   err = host_result(unlinkat(at.dir, at.name, AT_REMOVEDIR));
   release(dir, &at);
   return err;
@@ -240,12 +250,11 @@ WTP__WASI_CALL(path_remove_directory) {
 /* path_unlink_file(fd, path, path_len) */
 WTP__WASI_CALL(path_unlink_file) {
   guest_path path;
-  uint32_t err =
-      wtp__wasi_path_copy(memory, args[1], args[2], path, sizeof path);
-  if (err) return err;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, 0, &dir, &at))) return err;
+  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
+                               &dir, &at);
+  if (err) return err;
   /* "name/" must be a directory (ENOTDIR otherwise), which unlinkat then
    * refuses with the platform's errno (Linux EISDIR, macOS EPERM, as
    * wasmtime reports them). */
