@@ -277,13 +277,35 @@ function createStdinFeeder(source, control, stdinBuffer) {
 
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
-  const { wasmModule, memory: memoryType, threaded } = await loadProgram(wasm);
+  const run = makeProgram(opts, await loadProgram(wasm));
+  const { program } = run;
+  startMainThread(run, opts);
+  // Records of the ring go to their stream as they come, in order; the
+  // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
+  // a stream read only after the program cannot block it).
+  const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
+  const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
+  // The C WASI reads stdin itself (lib/program/wasi.js feeds what is not a descriptor).
+  const feeder = run.programWasi
+    ? { serve() {}, close() {} }
+    : createStdinFeeder(opts.stdin, program.control, program.stdinBuffer);
+  await supervise(run, drainOutput, feeder);
+  await stopEverything(run);
+  // Every byte a thread wrote before it ended the program: the output pipes
+  // to their end (C WASI), or the ring's records.
+  await run.programWasi?.release();
+  drainOutput();
+  return outcome(program, run.workerFault, (text) => writeText(opts.stderr, text));
+}
+
+// The program's memory, pool, control words and WASI, as its threads will
+// share them (processState.program).
+function makeProgram(opts, { wasmModule, memory: memoryType, threaded }) {
   // A plain program has no pool: its one thread is the main thread's worker,
   // which makes its memory (a non-shared one cannot be sent to a worker).
   const memory = threaded
     ? new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true })
     : null;
-  const plainMemory = threaded ? null : memoryType;
   // A program's spawn never waits inside the pool (lib/program/threads.js:
   // below its thread limit it queues a thread rather than fail it); the SDK
   // host's 250 ms are not a program's rule.
@@ -316,22 +338,35 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     wasiId: programWasi?.id ?? 0,
     execArgv: workerExecArgv(process.execArgv),
   };
-  // Records of the ring go to their stream as they come, in order; the
-  // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
-  // a stream read only after the program cannot block it).
-  const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
-  const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
+  const plainMemory = threaded ? null : memoryType;
+  return { program, threaded, wasmModule, memory, plainMemory, pool, programWasi, workerFault: null, workerGone: false };
+}
+
+// The guest's main thread's worker and, for a threaded program, the watch
+// over its queue of threads (lib/program/threads.js). Sets run.worker,
+// run.supervisorSpawn, run.queueWatch, and run.workerFault / run.workerGone
+// as the worker fails or exits (each also wakes the supervision loop).
+function startMainThread(run, opts) {
+  const { program, threaded, wasmModule, memory, plainMemory, pool } = run;
   const processState = { program };
-  const worker = new Worker(PROGRAM_WORKER_URL, {
+  run.worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv: program.execArgv,
     workerData: { wasmModule, memory, plainMemory, pool, processState },
   });
-  // Workers for queued threads that nobody picks up (lib/program/threads.js);
-  // a plain program has no pool and spawns nothing.
-  const supervisorSpawn = threaded ? createSupervisorSpawn({ wasmModule, memory, processState }) : null;
-  const queueWatch = threaded
+  run.worker.on("error", (error) => {
+    run.workerFault = error;
+    run.poke?.();
+  });
+  run.worker.on("exit", () => {
+    run.workerGone = true;
+    run.poke?.();
+  });
+  // Workers for queued threads that nobody picks up; a plain program has no
+  // pool and spawns nothing.
+  run.supervisorSpawn = threaded ? createSupervisorSpawn({ wasmModule, memory, processState }) : null;
+  run.queueWatch = threaded
     ? watchThreadQueue(program, {
-        ...supervisorSpawn,
+        ...run.supervisorSpawn,
         onFullStall: (queued) =>
           writeText(
             opts.stderr,
@@ -340,38 +375,27 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
           ),
       })
     : null;
-  // The C WASI reads stdin itself (lib/program/wasi.js feeds what is not a descriptor).
-  const feeder = programWasi ? { serve() {}, close() {} } : createStdinFeeder(opts.stdin, control, stdinBuffer);
+}
 
-  let workerFault = null;
-  let workerGone = false;
-  let wakeSupervisor = null;
-  const poke = () => wakeSupervisor?.();
-  worker.on("error", (error) => {
-    workerFault = error;
-    poke();
-  });
-  worker.on("exit", () => {
-    workerGone = true;
-    poke();
-  });
-
+// The supervision loop, until the program ends or its main worker fails:
+// read the doorbell, act on the words, wait on the value read (a ring in
+// between returns the wait at once).
+async function supervise(run, drainOutput, feeder) {
+  const { control } = run.program;
   try {
-    // The supervision loop: read the doorbell, act on the words, wait on the
-    // value read (a ring in between returns the wait at once).
     for (;;) {
       const seen = Atomics.load(control, C_DOORBELL);
       if (Atomics.load(control, C_STATE) !== STATE_RUNNING) break;
-      if (workerFault || workerGone) break;
+      if (run.workerFault || run.workerGone) break;
       drainOutput();
       feeder.serve();
       const waiting = Atomics.waitAsync(control, C_DOORBELL, seen);
       if (waiting.async) {
         await new Promise((resolve) => {
-          wakeSupervisor = resolve;
+          run.poke = resolve;
           waiting.value.then(resolve);
         });
-        wakeSupervisor = null;
+        run.poke = null;
       }
     }
   } finally {
@@ -380,20 +404,22 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     // so that V8 drops its waiter.
     Atomics.notify(control, C_DOORBELL);
   }
+}
 
-  if (threaded) {
-    stopThreadQueue(program);
-    await queueWatch;
+// Every thread stops: the queue watch, then the WASI (calls blocked in it
+// return and park before the terminate), then the workers.
+async function stopEverything(run) {
+  if (run.threaded) {
+    stopThreadQueue(run.program);
+    await run.queueWatch;
   }
-  // Calls blocked in the WASI return (and park) before the terminate.
-  programWasi?.stop();
-  await stopProgram(pool, worker, supervisorSpawn?.ownWorkers ?? []);
-  // Every byte a thread wrote before it ended the program: the output pipes
-  // to their end (C WASI), or the ring's records.
-  await programWasi?.release();
-  drainOutput();
-  const writeStderr = (text) => writeText(opts.stderr, text);
+  run.programWasi?.stop();
+  await stopProgram(run.pool, run.worker, run.supervisorSpawn?.ownWorkers ?? []);
+}
 
+// {exitCode} from the program's end state; a failure's text to stderr.
+async function outcome(program, workerFault, writeStderr) {
+  const { control, trapText } = program;
   const state = Atomics.load(control, C_STATE);
   if (state === STATE_RUNNING) {
     // The main thread's worker failed before the program could end itself.
@@ -401,16 +427,10 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     await writeStderr(`wasi-thread-pool: the program's main thread's worker failed: ${why}\n`);
     return { exitCode: TRAP_EXIT_CODE };
   }
-  if (state === STATE_TRAPPED) {
-    const length = Atomics.load(control, C_TRAP_LEN);
-    const text = new TextDecoder().decode(trapText.slice(0, length));
-    await writeStderr(`wasi-thread-pool: ${text}\n`);
-    return { exitCode: TRAP_EXIT_CODE };
-  }
-  if (state === STATE_FAILED) {
+  if (state === STATE_TRAPPED || state === STATE_FAILED) {
     const text = new TextDecoder().decode(trapText.slice(0, Atomics.load(control, C_TRAP_LEN)));
     await writeStderr(`wasi-thread-pool: ${text}\n`);
-    return { exitCode: FAILED_EXIT_CODE };
+    return { exitCode: state === STATE_TRAPPED ? TRAP_EXIT_CODE : FAILED_EXIT_CODE };
   }
   return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0 };
 }
