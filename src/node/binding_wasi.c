@@ -546,37 +546,37 @@ static napi_value call_import(napi_env env, napi_callback_info info) {
 }
 
 /* wasiImports(id, memory, onStopped) */
-static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+/* memory instanceof WebAssembly.Memory (its buffer is then an ArrayBuffer,
+ * non-shared, or a SharedArrayBuffer); sets *plain for a non-shared one.
+ * false with a TypeError pending otherwise. */
+static bool check_memory(napi_env env, napi_value global, napi_value memory,
+                         bool* plain) {
+  napi_value wasm_ns, memory_class, buffer;
   napi_valuetype type;
-  WTP_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 3)
-    return throw_kind(env, false,
-                      "wasiImports: expected (id, memory, onStopped)");
-  uint32_t id = get_id(env, argv[0], "wasiImports");
-  if (id == 0) return NULL;
-  /* memory instanceof WebAssembly.Memory: its buffer is an ArrayBuffer
-   * (non-shared) or a SharedArrayBuffer, never anything else. */
-  napi_value global, wasm_ns, memory_class, buffer;
-  bool is_memory = false, plain = false;
-  WTP_NAPI_CALL(env, napi_get_global(env, &global));
-  WTP_NAPI_CALL(env,
-                napi_get_named_property(env, global, "WebAssembly", &wasm_ns));
-  WTP_NAPI_CALL(env,
-                napi_get_named_property(env, wasm_ns, "Memory", &memory_class));
-  WTP_NAPI_CALL(env, napi_typeof(env, argv[1], &type));
+  bool is_memory = false;
+  WTP_NAPI_CALL_OR(
+      env, napi_get_named_property(env, global, "WebAssembly", &wasm_ns),
+      false);
+  WTP_NAPI_CALL_OR(
+      env, napi_get_named_property(env, wasm_ns, "Memory", &memory_class),
+      false);
+  WTP_NAPI_CALL_OR(env, napi_typeof(env, memory, &type), false);
   if (type == napi_object)
-    WTP_NAPI_CALL(env, napi_instanceof(env, argv[1], memory_class, &is_memory));
-  if (!is_memory)
-    return throw_kind(env, false,
-                      "wasiImports: memory must be a WebAssembly.Memory");
-  WTP_NAPI_CALL(env, napi_get_named_property(env, argv[1], "buffer", &buffer));
-  WTP_NAPI_CALL(env, napi_is_arraybuffer(env, buffer, &plain));
-  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
-  if (type != napi_function)
-    return throw_kind(env, false, "wasiImports: onStopped must be a function");
+    WTP_NAPI_CALL_OR(
+        env, napi_instanceof(env, memory, memory_class, &is_memory), false);
+  if (!is_memory) {
+    throw_kind(env, false, "wasiImports: memory must be a WebAssembly.Memory");
+    return false;
+  }
+  WTP_NAPI_CALL_OR(env, napi_get_named_property(env, memory, "buffer", &buffer),
+                   false);
+  WTP_NAPI_CALL_OR(env, napi_is_arraybuffer(env, buffer, plain), false);
+  return true;
+}
 
+/* A thread's attachment to WASI id with room for every import, holding one
+ * WASI reference; NULL with an exception pending. */
+static thread_ctx_t* ctx_new(napi_env env, uint32_t id, bool plain) {
   size_t count = 0;
   while (wtp_wasi_imports[count].name != NULL) count++;
   thread_ctx_t* ctx = calloc(1, sizeof(*ctx) + count * sizeof(call_entry_t));
@@ -594,32 +594,43 @@ static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
     char message[128];
     snprintf(message, sizeof(message),
              "wasiImports: id %u names no WASI (never made, or released)", id);
-    return throw_kind(env, true, message);
+    throw_kind(env, true, message);
+    return NULL;
   }
-  /* From here on the attachment owns the reference: a failure detaches. */
-  napi_value uint8, out;
-  napi_status status = napi_create_reference(env, argv[1], 1, &ctx->memory_ref);
+  return ctx;
+}
+
+/* The JavaScript the attachment keeps (memory, onStopped, Uint8Array) and
+ * the imports object that owns it; a status other than napi_ok on failure. */
+static napi_status ctx_hold_js(napi_env env, thread_ctx_t* ctx,
+                               napi_value global, napi_value memory,
+                               napi_value on_stopped, napi_value* out) {
+  napi_value uint8;
+  napi_status status = napi_create_reference(env, memory, 1, &ctx->memory_ref);
   if (status == napi_ok)
-    status = napi_create_reference(env, argv[2], 1, &ctx->stopped_ref);
+    status = napi_create_reference(env, on_stopped, 1, &ctx->stopped_ref);
   if (status == napi_ok)
     status = napi_get_named_property(env, global, "Uint8Array", &uint8);
   if (status == napi_ok)
     status = napi_create_reference(env, uint8, 1, &ctx->uint8_ref);
-  if (status == napi_ok) status = napi_create_object(env, &out);
-  if (status == napi_ok) status = napi_type_tag_object(env, out, &imports_tag);
-  if (status == napi_ok) status = napi_wrap(env, out, ctx, NULL, NULL, NULL);
+  if (status == napi_ok) status = napi_create_object(env, out);
+  if (status == napi_ok) status = napi_type_tag_object(env, *out, &imports_tag);
+  if (status == napi_ok) status = napi_wrap(env, *out, ctx, NULL, NULL, NULL);
   if (status == napi_ok)
     status = napi_add_env_cleanup_hook(env, ctx_cleanup_hook, ctx);
-  if (status != napi_ok) {
-    throw_napi_failure(env, "wasiImports", status);
-    ctx_detach(ctx);
-    return NULL;
-  }
-  for (size_t i = 0; i < count; i++) {
+  return status;
+}
+
+/* One function per import on out, each holding ctx; on failure the
+ * functions made so far stay (and keep ctx alive): detached, they throw when
+ * called. */
+static napi_status add_import_functions(napi_env env, thread_ctx_t* ctx,
+                                        napi_value out) {
+  for (size_t i = 0; i < ctx->count; i++) {
     napi_value fn;
     ctx->calls[i].ctx = ctx;
     ctx->calls[i].import = &wtp_wasi_imports[i];
-    status =
+    napi_status status =
         napi_create_function(env, wtp_wasi_imports[i].name, NAPI_AUTO_LENGTH,
                              call_import, &ctx->calls[i], &fn);
     if (status == napi_ok)
@@ -629,17 +640,44 @@ static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
       status = napi_add_finalizer(env, fn, ctx, function_finalize, NULL, NULL);
       if (status != napi_ok) ctx->holds--;
     }
-    if (status != napi_ok) {
-      /* The functions made so far stay (and keep ctx alive); detached, they
-       * throw when called. */
-      throw_napi_failure(env, "wasiImports", status);
-      napi_remove_env_cleanup_hook(env, ctx_cleanup_hook, ctx);
-      ctx_detach(ctx);
-      return NULL;
-    }
+    if (status != napi_ok) return status;
   }
-  if (!refresh_view(env, ctx)) {
-    throw_napi_failure(env, "wasiImports: memory.buffer", napi_generic_failure);
+  return napi_ok;
+}
+
+/* wasiImports(id, memory, onStopped): a thread's wasi_snapshot_preview1
+ * functions over WASI id and its view of memory. */
+static napi_value js_wasi_imports(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], global, out;
+  napi_valuetype type;
+  bool plain = false;
+  WTP_NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3)
+    return throw_kind(env, false,
+                      "wasiImports: expected (id, memory, onStopped)");
+  uint32_t id = get_id(env, argv[0], "wasiImports");
+  if (id == 0) return NULL;
+  WTP_NAPI_CALL(env, napi_get_global(env, &global));
+  if (!check_memory(env, global, argv[1], &plain)) return NULL;
+  WTP_NAPI_CALL(env, napi_typeof(env, argv[2], &type));
+  if (type != napi_function)
+    return throw_kind(env, false, "wasiImports: onStopped must be a function");
+  thread_ctx_t* ctx = ctx_new(env, id, plain);
+  if (ctx == NULL) return NULL;
+  /* From here on the attachment owns the reference: a failure detaches. */
+  napi_status status = ctx_hold_js(env, ctx, global, argv[1], argv[2], &out);
+  if (status != napi_ok) {
+    throw_napi_failure(env, "wasiImports", status);
+    ctx_detach(ctx);
+    return NULL;
+  }
+  status = add_import_functions(env, ctx, out);
+  if (status != napi_ok) throw_napi_failure(env, "wasiImports", status);
+  if (status == napi_ok && !refresh_view(env, ctx))
+    throw_napi_failure(env, "wasiImports: memory.buffer",
+                       status = napi_generic_failure);
+  if (status != napi_ok) {
     napi_remove_env_cleanup_hook(env, ctx_cleanup_hook, ctx);
     ctx_detach(ctx);
     return NULL;
