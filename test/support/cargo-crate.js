@@ -6,7 +6,7 @@
 // Used by scripts/build-cargo-crate.js (the build, an npm test step) and
 // test/cargo-runner.test.js (cargo test / cargo run through the runner).
 
-import { spawn } from "node:child_process";
+import { runChild } from "./cli-child.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -71,26 +71,7 @@ const CARGO_FLAGS = [
 // cargo <command> [args] in the crate: {code, stdout, stderr}. `env` adds
 // variables (undefined: unset).
 export function cargo(command, args = [], { env = {}, timeoutMs = 600_000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const childEnv = cargoEnv(env);
-    for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
-    const child = spawn(CARGO, [command, ...CARGO_FLAGS, ...args], {
-      cwd: CRATE,
-      env: childEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`cargo ${command} ${args.join(" ")} did not end within ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const childEnv = cargoEnv(env);
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+  return runChild(CARGO, [command, ...CARGO_FLAGS, ...args], { cwd: CRATE, env: childEnv, timeoutMs });
 }
