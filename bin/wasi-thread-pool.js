@@ -41,10 +41,13 @@ try {
   process.exit(1);
 }
 
-// The runner alone, not the whole package (start-up time).
-const { runWasiThreadsProgram } = await import("../lib/program/run.js");
+// The runner alone, not the whole package (start-up time). The process is
+// the program's: where the C WASI serves, runProgramAsProcess runs the guest's
+// main thread right here and the process ends when the program does; with
+// node:wasi it resolves the program's {exitCode} (lib/program/process.js).
+const { runProgramAsProcess } = await import("../lib/program/process.js");
 try {
-  const { exitCode } = await runWasiThreadsProgram(bytes, {
+  const { exitCode } = await runProgramAsProcess(bytes, {
     args: [opts.argv0 ?? basename(opts.file), ...opts.args],
     env: opts.env,
     preopens: opts.preopens,

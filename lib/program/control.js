@@ -23,6 +23,10 @@
 //                until its worker is terminated (Atomics.wait: interruptible).
 //   C_TRAP_LEN   bytes of the trap text in the text area (the CAS winner).
 //   C_OUT_*      the output ring, when stdout or stderr is a stream (below).
+//   C_WATCHER    0, then 1 once a thread of a program that owns its process
+//                (the CLI, lib/program/process.js) has started the queue's
+//                watcher (CAS 0 -> 1 by the spawning thread that first saw a
+//                queued thread: one watcher per program).
 //
 // stdin, one buffer, one reader at a time (C_STDIN_LOCK):
 //   EMPTY -> REQUESTED   a reader that found nothing (then rings, waits)
@@ -52,12 +56,18 @@ export const C_TRAP_LEN = 8;
 export const C_OUT_LOCK = 9;
 export const C_OUT_HEAD = 10;
 export const C_OUT_TAIL = 11;
+export const C_WATCHER = 12;
 export const CONTROL_WORDS = 16;
 
 export const STATE_RUNNING = 0;
 export const STATE_EXITED = 1;
 export const STATE_TRAPPED = 2;
 export const STATE_FAILED = 3;
+
+// A trap ends the program the way an abort ends a process: 128 + SIGABRT.
+export const TRAP_EXIT_CODE = 134;
+// proc_exit outside [0..126): an error, as wasmtime reports it.
+export const FAILED_EXIT_CODE = 1;
 
 // WASI's exit statuses, as wasmtime checks them: proc_exit(n) for n outside
 // [0, MAX_EXIT_STATUS) is an error of the program (exit 1), not its status.
@@ -164,6 +174,23 @@ export function parkForever(control) {
   for (;;) Atomics.wait(control, C_PARK, 0);
 }
 
+// This thread's way of ending the process when it ends the program, or null:
+// the program's supervisor ends it (runWasiThreadsProgram). Set by
+// lib/program/wasi-c.js in every thread of a program that owns its process.
+let processEnder = null;
+
+export function setProcessEnder(ender) {
+  processEnder = ender;
+}
+
+// The thread that decided the program's end: its process ends too, when the
+// program owns it (processEnder never returns); else it parks.
+function afterEnd(program, won, onEnd) {
+  onEnd?.();
+  if (won && processEnder !== null) processEnder(program);
+  parkForever(program.control);
+}
+
 // Ends the program with exit status `code` (proc_exit's u32) unless it has
 // ended already; a status outside [0..126) ends it as a failure. Never returns.
 // onEnd (optional) runs after the ending is decided, before the thread parks
@@ -175,12 +202,12 @@ export function endProgram(program, code, onEnd) {
     endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
   }
   const { control } = program;
-  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
+  const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING;
+  if (won) {
     Atomics.store(control, C_EXIT_CODE, status);
     ring(control);
   }
-  onEnd?.();
-  parkForever(control);
+  afterEnd(program, won, onEnd);
 }
 
 // Ends the program with a trap on `thread` (text for the user) unless it has
@@ -191,19 +218,41 @@ export function trapProgram(program, thread, error) {
 
 function endWithText(program, state, message, onEnd) {
   const { control, trapText } = program;
-  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING) {
+  const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING;
+  if (won) {
     const text = new TextEncoder().encode(message);
     const length = Math.min(text.length, trapText.length);
     trapText.set(text.subarray(0, length));
     Atomics.store(control, C_TRAP_LEN, length);
     ring(control);
   }
-  onEnd?.();
-  parkForever(control);
+  afterEnd(program, won, onEnd);
 }
 
 export function programEnded(program) {
   return Atomics.load(program.control, C_STATE) !== STATE_RUNNING;
+}
+
+// How an ended program ends its process: {exitCode, message}, message being
+// the runner's line for stderr (a trap or a failure) or null. null while the
+// program runs.
+export function programOutcome(program) {
+  const { control, trapText } = program;
+  const state = Atomics.load(control, C_STATE);
+  if (state === STATE_RUNNING) return null;
+  if (state === STATE_TRAPPED || state === STATE_FAILED) {
+    const text = new TextDecoder().decode(trapText.slice(0, Atomics.load(control, C_TRAP_LEN)));
+    return { exitCode: state === STATE_TRAPPED ? TRAP_EXIT_CODE : FAILED_EXIT_CODE, message: `wasi-thread-pool: ${text}\n` };
+  }
+  return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0, message: null };
+}
+
+// The line a stalled queue with a full pool gets on stderr, once.
+export function fullStallMessage(queued, poolSize) {
+  return (
+    `wasi-thread-pool: ${queued} thread(s) wait for a worker, and all ${poolSize} workers (poolSize, --pool) ` +
+    "run threads that do not end: if those wait for the queued ones, the program waits for ever.\n"
+  );
 }
 
 // Reads up to `max` bytes of the program's stdin, blocking (interruptibly)

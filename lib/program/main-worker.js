@@ -1,7 +1,8 @@
 // The guest's main thread of a program run by runWasiThreadsProgram
 // (lib/program/run.js). It runs in a worker so that the supervisor (the caller's
 // thread) can stop it whatever it is doing: worker.terminate() interrupts
-// wasm code in a loop and Atomics.wait alike.
+// wasm code in a loop and Atomics.wait alike. (The CLI runs it on its own
+// main thread instead: lib/program/process.js.)
 //
 // workerData: {wasmModule, memory, plainMemory, pool, processState}
 // Its runtime is the program's: lib/program/wasi-c.js when the supervisor made a C
@@ -16,21 +17,13 @@
 
 import { workerData } from "node:worker_threads";
 import "../native/backend.js";
-import { programThreadSpawn } from "./runtime.js";
+import { runGuestMainThread } from "./runtime.js";
 
 // No Liftoff step here: lib/program/run.js compiled the guest with
 // compileWasiThreadGuest, which protected the process first.
 
-const { wasmModule, memory, plainMemory, pool, processState } = workerData;
+const { wasmModule, memory, plainMemory, processState } = workerData;
 const RUNTIME_URL = new URL(processState.program.wasiId ? "./wasi-c.js" : "./wasi-node.js", import.meta.url).href;
 const { runProgramMain } = await import(RUNTIME_URL);
 
-if (pool === null) {
-  const ownMemory = plainMemory
-    ? new WebAssembly.Memory({ initial: plainMemory.initial, maximum: plainMemory.maximum ?? undefined })
-    : null;
-  runProgramMain({ wasmModule, memory: ownMemory, processState, threadSpawn: null });
-} else {
-  const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
-  runProgramMain({ wasmModule, memory, processState, threadSpawn });
-}
+runGuestMainThread(runProgramMain, { wasmModule, memory, plainMemory, processState });

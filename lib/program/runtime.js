@@ -9,10 +9,13 @@
 // createImports and, for the C WASI, what ends the program's WASI with the
 // program (onEnd).
 
+import { Worker } from "node:worker_threads";
 import { wasiThreadPoolLastTid } from "../pool.js";
-import { endProgram, parkForever, programEnded, trapProgram } from "./control.js";
+import { C_WATCHER, endProgram, parkForever, programEnded, trapProgram } from "./control.js";
 import { createProgramThreadSpawn } from "./pool.js";
-import { runProgramThread, runQueuedThreads, takeTrampoline, workerReady } from "./threads.js";
+import { runProgramThread, runQueuedThreads, takeTrampoline, threadsQueued, workerReady } from "./threads.js";
+
+const WATCH_WORKER_URL = new URL("./watch-worker.js", import.meta.url);
 
 export function programOf(processState, file) {
   const program = processState?.program;
@@ -38,8 +41,31 @@ export function programImports({ preview1, program, threadSpawn, wasmModule, mem
 // worker or a pool worker): a tid, or -1 (EAGAIN) only at the program's
 // thread limit; it never waits for a worker (lib/program/threads.js). The
 // pool's own threadSpawn that lib/worker/node.js offers a runtime is not used.
+// In a program that owns its process (the CLI: no supervisor thread), the
+// first spawn that leaves a thread queued also starts the queue's watcher
+// (lib/program/watch-worker.js), once per program (C_WATCHER).
 export function programThreadSpawn({ wasmModule, memory, processState }) {
-  return createProgramThreadSpawn({ wasmModule, memory, processState });
+  const spawn = createProgramThreadSpawn({ wasmModule, memory, processState });
+  const { program } = processState;
+  if (!program.ownsProcess) return spawn;
+  return (startArg) => {
+    const tid = spawn(startArg);
+    if (tid > 0 && threadsQueued(program) > 0 && Atomics.load(program.control, C_WATCHER) === 0) {
+      if (Atomics.compareExchange(program.control, C_WATCHER, 0, 1) === 0) startQueueWatcher(wasmModule, memory, processState);
+    }
+    return tid;
+  };
+}
+
+function startQueueWatcher(wasmModule, memory, processState) {
+  const worker = new Worker(WATCH_WORKER_URL, {
+    execArgv: processState.program.execArgv,
+    workerData: { wasmModule, memory, processState },
+  });
+  // The process ends with the program, whatever the watcher is doing; its
+  // failures are not the program's.
+  worker.unref();
+  worker.on("error", () => {});
 }
 
 // wasi.thread-spawn: a thread of an ended program parks instead of starting
@@ -98,7 +124,25 @@ export function createProgramWorkerRuntime({ wasmModule, program, imports, worke
   };
 }
 
-// For lib/program/main-worker.js: instantiates the guest's main thread and runs
+// The guest's main thread, on the calling thread (lib/program/main-worker.js,
+// or the CLI's main thread: lib/program/process.js), with runProgramMain of
+// the program's runtime (lib/program/wasi-c.js or wasi-node.js). A plain
+// program (no pool) runs alone with its own memory: plainMemory is the
+// non-shared memory it imports ({initial, maximum}), or null when it defines
+// its own. Never returns.
+export function runGuestMainThread(runProgramMain, { wasmModule, memory, plainMemory, processState }) {
+  if (processState.program.pool === null) {
+    const ownMemory = plainMemory
+      ? new WebAssembly.Memory({ initial: plainMemory.initial, maximum: plainMemory.maximum ?? undefined })
+      : null;
+    runProgramMain({ wasmModule, memory: ownMemory, processState, threadSpawn: null });
+  } else {
+    const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
+    runProgramMain({ wasmModule, memory, processState, threadSpawn });
+  }
+}
+
+// For runGuestMainThread: instantiates the guest's main thread and runs
 // _start; its return ends the program with 0 (then onEnd()), a trap ends it
 // as a trap. Never returns. attachMemory (a plain program whose module
 // defines its own memory) receives that memory before _start runs.

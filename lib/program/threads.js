@@ -180,6 +180,10 @@ function unlockQueue(words) {
 const queueSize = (words) => (words.length - T_QUEUE) >> 1;
 const queued = (words) => Atomics.load(words, T_QTAIL) - Atomics.load(words, T_QHEAD);
 
+// Threads waiting in the program's queue (lib/program/runtime.js starts the
+// CLI's queue watcher at the first).
+export const threadsQueued = (program) => queued(program.threads);
+
 function enqueue(words, tid, startArg) {
   lockQueue(words);
   try {

@@ -13,10 +13,14 @@
 //     the WASI, so that calls blocked in C on other threads return;
 //   - a call that returns because the WASI stopped never returns to the
 //     guest: the thread parks until its worker is terminated;
-//   - thread-spawn parks a thread whose program has ended.
+//   - thread-spawn parks a thread whose program has ended;
+//   - in a program that owns its process (the CLI: lib/program/process.js),
+//     the thread that ends the program ends the process (exitProcessNow).
 
+import { writeSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 import { native } from "../native/binding.js";
-import { endProgram, parkForever } from "./control.js";
+import { endProgram, parkForever, programOutcome, setProcessEnder } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
 
 const FILE = "lib/program/wasi-c.js";
@@ -38,6 +42,7 @@ function bindingOf() {
 // memory to act on and answers EFAULT, 21).
 function createImports({ wasmModule, memory, program, threadSpawn }) {
   const binding = bindingOf();
+  if (program.ownsProcess) setProcessEnder(exitProcessNow);
   const id = program.wasiId;
   const stopWasi = () => binding.wasiStop(id);
   const attach = (programMemory) => binding.wasiImports(id, programMemory, () => parkForever(program.control));
@@ -58,6 +63,26 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     current = attach(programMemory);
   };
   return { imports: programImports({ preview1, program, threadSpawn, wasmModule, memory }), stopWasi, attachMemory };
+}
+
+// The program has ended (this thread decided how, the WASI is stopped): its
+// process ends now with the program's exit status, after the runner's line
+// for a trap or a failure. The main thread exits as Node does (its "exit"
+// listeners, workers terminated, --cpu-prof and coverage written); any other
+// thread cannot reach the main thread, which may be blocked in guest code,
+// and ends the process at once (exitProcess: _exit). Nothing a thread wrote
+// is lost either way: the WASI writes with write(2), unbuffered. Never returns.
+function exitProcessNow(program) {
+  const { exitCode, message } = programOutcome(program);
+  if (message !== null) {
+    try {
+      writeSync(program.stderrFd, message);
+    } catch {
+      // stderr closed: the status still says it
+    }
+  }
+  if (isMainThread) process.exit(exitCode);
+  native.binding.exitProcess(exitCode);
 }
 
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker

@@ -18,7 +18,6 @@
 //     end), so nothing written before the end is lost.
 
 import { closeSync } from "node:fs";
-import { Socket } from "node:net";
 import { native } from "../native/binding.js";
 
 // Set to 1 to run programs on node:wasi per thread even where the C WASI is
@@ -72,7 +71,7 @@ function closeQuietly(fd) {
 }
 
 // Writes stdin's bytes or stream into the pipe's write end.
-function feedStdin(fd, source) {
+function feedStdin(Socket, fd, source) {
   const sink = new Socket({ fd, readable: false, writable: true });
   sink.on("error", () => {}); // EPIPE: the program closed its stdin or ended
   if (source.bytes) sink.end(source.bytes);
@@ -88,7 +87,7 @@ function feedStdin(fd, source) {
 }
 
 // Reads the pipe's read end into stream; resolves at its end of file.
-function drainInto(fd, stream) {
+function drainInto(Socket, fd, stream) {
   const source = new Socket({ fd, readable: true, writable: false });
   source.on("data", (chunk) => stream.write(chunk));
   const ended = new Promise((resolve) => {
@@ -104,10 +103,11 @@ function drainInto(fd, stream) {
   };
 }
 
-// opts: lib/program/run.js's normalized options. Returns {id, stop(),
+// opts: lib/program/setup.js's normalized options. Resolves {id, stop(),
 // release()}; throws wasiCreate's error (a preopen that cannot be opened,
-// named) with every descriptor made here closed.
-export function createProgramWasi(opts) {
+// named) with every descriptor made here closed. node:net is loaded only for
+// pipes (stdio that is not a descriptor).
+export async function createProgramWasi(opts) {
   const binding = native.binding;
   const given = []; // the ends handed to the WASI (it dups them): ours to close
   const kept = []; // the supervisor's ends
@@ -151,8 +151,9 @@ export function createProgramWasi(opts) {
     exitHookInstalled = true;
     process.on("exit", stopAllAtExit);
   }
-  const stopFeeding = stdinFd >= 0 ? feedStdin(stdinFd, opts.stdin) : () => {};
-  const drains = outputs.map(({ fd, stream }) => drainInto(fd, stream));
+  const { Socket } = kept.length > 0 ? await import("node:net") : {};
+  const stopFeeding = stdinFd >= 0 ? feedStdin(Socket, stdinFd, opts.stdin) : () => {};
+  const drains = outputs.map(({ fd, stream }) => drainInto(Socket, fd, stream));
   return {
     id,
     // The program has ended: every call blocked in the WASI returns.

@@ -11,6 +11,9 @@
  *   wasiStop(id)                                       the program has ended
  *   wasiRelease(id)                                    the supervisor is done
  *   pipe() -> [readFd, writeFd]                        stdio that is a stream
+ *   exitProcess(code)                                  the CLI's program has
+ *                                                      ended on a thread that
+ *                                                      is not the main one
  *
  * ## The registry
  *
@@ -762,6 +765,22 @@ static napi_value js_pipe(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* exitProcess(code): ends the whole process at once with status code & 0xff
+ * (_exit: no atexit handlers, no static destructors while other threads
+ * still run V8, nothing buffered in C stdio to lose: the WASI writes with
+ * write(2)). Used by the CLI, whose process is the program's, when a thread
+ * other than the main one ends the program (the main thread may be blocked
+ * in guest code that only the process's end can stop). Never returns. */
+static napi_value js_exit_process(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  int32_t code = 1;
+  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok ||
+      argc < 1 || napi_get_value_int32(env, arg, &code) != napi_ok)
+    code = 1;
+  _exit(code & 0xff);
+}
+
 napi_value wtp__binding_wasi_init(napi_env env, napi_value exports) {
   static const int release_marker = 1;
   const napi_property_descriptor methods[] = {
@@ -776,6 +795,8 @@ napi_value wtp__binding_wasi_init(napi_env env, napi_value exports) {
       {"wasiRelease", NULL, js_wasi_stop_or_release, NULL, NULL, NULL,
        napi_enumerable, (void*)&release_marker},
       {"pipe", NULL, js_pipe, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"exitProcess", NULL, js_exit_process, NULL, NULL, NULL, napi_enumerable,
+       NULL},
   };
   WTP_NAPI_CALL(
       env, napi_define_properties(
