@@ -70,6 +70,21 @@ describe("the CLI's process is the program's", { skip }, () => {
     }
   });
 
+  test("the main thread's stack holds a guest recursion 20,000 frames deep", async () => {
+    // Node's main thread has V8's default stack (about 984 KiB: some 27,000
+    // frames of this function) where a worker had 4 MiB; wasmtime's default
+    // is 512 KiB. The guard: what ran before within wasmtime's depth still runs.
+    const recursion = `(module ${THREADED_IMPORTS}
+      (func $down (param i32) (result i32)
+        (if (result i32) (i32.eqz (local.get 0))
+          (then (i32.const 0))
+          (else (i32.add (i32.const 1) (call $down (i32.sub (local.get 0) (i32.const 1)))))))
+      (func (export "_start") (drop (call $down (i32.const 20000))))
+      (func (export "wasi_thread_start") (param i32 i32)))`;
+    const r = await runCli(["run", await wasmFile(recursion)], { timeoutMs: BOUND_MS });
+    assert.equal(r.code, 0, r.stderr);
+  });
+
   for (const implementation of IMPLEMENTATIONS) {
     const cli = async (wat) => runCli(["run", "--implementation", implementation, await wasmFile(wat)], { timeoutMs: BOUND_MS });
 
