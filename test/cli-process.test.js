@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { native } from "../lib/native/binding.js";
 import { programWasiUnavailable } from "../lib/program/wasi.js";
 import { watToBytes } from "./fixtures/build.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
@@ -18,7 +19,11 @@ import { CLI, runChild, runCli } from "./support/cli-child.js";
 
 const BOUND_MS = 60_000;
 const unavailable = programWasiUnavailable();
-const skip = unavailable ? `needs the program's C WASI (${unavailable.reason})` : false;
+const skip = unavailable
+  ? `needs the program's C WASI (${unavailable.reason})`
+  : typeof native.binding.exitProcess !== "function"
+    ? "the addon predates exitProcess (node scripts/install.js --force): the CLI runs the program under a supervisor"
+    : false;
 const dir = mkdtempSync(join(tmpdir(), "wtp-cli-process-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -7,10 +7,12 @@
 // Threads run on pool workers as under runWasiThreadsProgram; the queue's
 // watcher, the supervisor's duty there, runs in a worker of its own started
 // at the first queued thread (lib/program/watch-worker.js). With node:wasi
-// (no C WASI here, or WASI_THREAD_POOL_NODE_WASI=1) the program runs under
+// (no C WASI here, or WASI_THREAD_POOL_NODE_WASI=1), or with an addon built
+// before its exitProcess, the program runs under
 // runWasiThreadsProgram, which needs a supervisor (stdio through it), and
 // its {exitCode} is returned. Docs: docs/runner.md, "The CLI's process".
 
+import { native } from "../native/binding.js";
 import { runGuestMainThread } from "./runtime.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
 import { runProgramMain } from "./wasi-c.js";
@@ -20,7 +22,7 @@ import { programWasiUnavailable } from "./wasi.js";
 // (the process ends with the program); rejects as runWasiThreadsProgram does
 // for an option, a module or a preopen refused before the program runs.
 export async function runProgramAsProcess(wasm, options) {
-  if (programWasiUnavailable() !== null) {
+  if (programWasiUnavailable() !== null || typeof native.binding.exitProcess !== "function") {
     const { runWasiThreadsProgram } = await import("./run.js");
     return runWasiThreadsProgram(wasm, options);
   }
