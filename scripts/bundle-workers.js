@@ -20,7 +20,13 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // source -> built file. The built file sits next to its source, so that the
 // paths the sources make from import.meta.url (the addon's root, sibling
 // files) mean the same in both.
-export const WORKER_BUNDLES = [{ entry: "lib/program/pool-worker.js", outfile: "lib/program/pool-worker.bundle.cjs" }];
+// dynamicImports: the worker imports modules named at run time (the SDK host's
+// runtimeModule and { moduleUrl } extraImports), so the built file keeps an
+// import().
+export const WORKER_BUNDLES = [
+  { entry: "lib/program/pool-worker.js", outfile: "lib/program/pool-worker.bundle.cjs", dynamicImports: false },
+  { entry: "lib/worker/node.js", outfile: "lib/worker/node.bundle.cjs", dynamicImports: true },
+];
 
 const BANNER = (entry) =>
   `// Built from ${entry} by scripts/bundle-workers.js: do not edit; run\n` +

@@ -25,7 +25,10 @@ import { bindWasiThreadPool } from "../pool/internal.js";
 import { DECLINE } from "../pool/reasons.js";
 
 export const NODE_POOL_CAPACITY = 1024;
-export const WORKER_URL = new URL("../worker/node.js", import.meta.url);
+// The pool worker, lib/worker/node.js, as its one-file build (scripts/bundle-workers.js):
+// one CommonJS file starts faster than its graph of ES modules (docs/runner.md,
+// "What a thread costs").
+export const WORKER_URL = new URL("../worker/node.bundle.cjs", import.meta.url);
 
 // How often running threads' workers are re-checked for ref/unref.
 const SETTLE_REFS_MS = 20;
