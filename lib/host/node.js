@@ -17,6 +17,7 @@
 // (docs/runtime.md).
 
 import { Worker } from "node:worker_threads";
+import { native } from "../native/binding.js";
 import { createSpawnLedger, reportGuestError } from "./ledger.js";
 import { noteGuestModule } from "../worker/liftoff.js";
 import { WASI_THREAD_POOL_SLOT } from "../pool/layout.js";
@@ -101,6 +102,8 @@ function createHostState(options) {
     runtimeModule: runtimeModule ?? null,
     freshInstances: freshInstances === true,
     lineage,
+    // Where this thread found the addon: the workers skip the search (lib/native/binding.js).
+    wasiThreadPoolAddonPath: native.path,
   };
 
   return {

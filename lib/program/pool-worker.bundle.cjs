@@ -66,13 +66,17 @@ var init_prebuilds = __esm({
 });
 
 // lib/native/binding.js
+function foundByParent() {
+  const path = import_node_worker_threads.workerData?.wasiThreadPoolAddonPath;
+  return typeof path === "string" && path.length > 0 ? path : null;
+}
 function load() {
   if (process.env.WASI_THREAD_POOL_NO_ADDON === "1") {
     return { binding: null, path: null, error: "WASI_THREAD_POOL_NO_ADDON=1" };
   }
   let path = null;
   try {
-    path = process.env.WASI_THREAD_POOL_ADDON || require2("node-gyp-build").resolve(root);
+    path = process.env.WASI_THREAD_POOL_ADDON || foundByParent() || require2("node-gyp-build").resolve(root);
     const binding = require2(path);
     return { binding, path, error: null, threadId: import_node_worker_threads.threadId };
   } catch (error) {
@@ -1078,7 +1082,7 @@ function createWorkerGrower({ wasmModule, memory, processState, onWorker = null 
     noteGrow(program, slot);
     const worker = new import_node_worker_threads3.Worker(POOL_WORKER_URL, {
       execArgv: program.execArgv,
-      workerData: { wasmModule, memory, processState, pool: program.pool, slot }
+      workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path }
     });
     worker.unref();
     worker.on("error", () => {
@@ -1115,6 +1119,7 @@ var import_node_worker_threads3, POOL_WORKER_URL;
 var init_pool2 = __esm({
   "lib/program/pool.js"() {
     import_node_worker_threads3 = require("node:worker_threads");
+    init_binding();
     init_layout();
     init_pool();
     init_internal();

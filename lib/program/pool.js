@@ -12,6 +12,7 @@
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { native } from "../native/binding.js";
 import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 // lib/pool.js first: it hands the addon to lib/pool/backend.js.
 import "../pool.js";
@@ -29,7 +30,7 @@ function createWorkerGrower({ wasmModule, memory, processState, onWorker = null 
     noteGrow(program, slot);
     const worker = new Worker(POOL_WORKER_URL, {
       execArgv: program.execArgv,
-      workerData: { wasmModule, memory, processState, pool: program.pool, slot },
+      workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path },
     });
     worker.unref();
     // Faults of guest threads reach the supervisor through the program's

@@ -65,13 +65,17 @@ function explainLoadFailure(root2, error, path = null) {
 // lib/native/binding.js
 var require2 = (0, import_node_module.createRequire)(__wtpImportMetaUrl);
 var root = (0, import_node_url.fileURLToPath)(new URL("../..", __wtpImportMetaUrl));
+function foundByParent() {
+  const path = import_node_worker_threads.workerData?.wasiThreadPoolAddonPath;
+  return typeof path === "string" && path.length > 0 ? path : null;
+}
 function load() {
   if (process.env.WASI_THREAD_POOL_NO_ADDON === "1") {
     return { binding: null, path: null, error: "WASI_THREAD_POOL_NO_ADDON=1" };
   }
   let path = null;
   try {
-    path = process.env.WASI_THREAD_POOL_ADDON || require2("node-gyp-build").resolve(root);
+    path = process.env.WASI_THREAD_POOL_ADDON || foundByParent() || require2("node-gyp-build").resolve(root);
     const binding = require2(path);
     return { binding, path, error: null, threadId: import_node_worker_threads.threadId };
   } catch (error) {
