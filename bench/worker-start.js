@@ -93,7 +93,8 @@ const importLines = (byPath = false) =>
 // 1. Whole workers.
 const files = {
   "empty CommonJS file": join(dir, "empty.cjs"),
-  "imports as ES modules": join(dir, "graph.mjs"),
+  // In the package (a bare specifier such as the WASI shim resolves there).
+  "imports as ES modules": join(root, "lib/program/.worker-start-graph.mjs"),
   "imports as one CommonJS file": join(root, "lib/program/.worker-start-probe.cjs"),
 };
 writeFileSync(files["empty CommonJS file"], `${CJS_HEAD} parentPort.postMessage(0); ${HOLD}`);
@@ -185,5 +186,6 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
   rmSync(probeEntry, { force: true });
+  rmSync(files["imports as ES modules"], { force: true });
   rmSync(files["imports as one CommonJS file"], { force: true });
 }
