@@ -14,6 +14,8 @@
 //   stat   "p50" | "p99" for a per-event sample, "value" for one figure per
 //          child (the table shows the median over repetitions).
 
+import { runnerScenarios } from "./runner-plan.js";
+
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
 // skips the variants marked skipInQuick, to keep the child processes few.
 // The instance policy and the implementation apart, in one run: the SDK's
@@ -712,6 +714,8 @@ export function buildPlan({ quick }) {
       timeoutMs: 300000,
     },
   );
+  // Group 11, the runner (issue 19): a block of its own.
+  plan.push(...runnerScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

@@ -3,6 +3,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runnerTargets } from "./runner-plan.js";
 
 // ---------------------------------------------------------------------------
 // Lookup helpers over the aggregated results.
@@ -303,6 +304,13 @@ export function evaluateTargets(results) {
     `${f1(sd, 0)} ms (JS ${f1(figure(results, "shutdown", "js", "exitMs:value"), 0)} ms)`,
     `slots retired first: native ${f1(figure(results, "shutdown-retire", "native", "exitMs:value"), 0)} ms, JS ${f1(figure(results, "shutdown-retire", "js", "exitMs:value"), 0)} ms`,
   );
+  // --- Group 11, the runner (issue 19): bench/lib/runner-plan.js.
+  runnerTargets(add, {
+    vratio: (id, variant, metric) => vratio(results, id, variant, metric),
+    figure: (id, variant, metric) => figure(results, id, variant, metric),
+    fr,
+    f1,
+  });
   return out;
 }
 

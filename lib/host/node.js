@@ -17,6 +17,7 @@
 // (docs/runtime.md).
 
 import { Worker } from "node:worker_threads";
+import { native } from "../native/binding.js";
 import { createSpawnLedger, reportGuestError } from "./ledger.js";
 import { noteGuestModule } from "../worker/liftoff.js";
 import { WASI_THREAD_POOL_SLOT } from "../pool/layout.js";
@@ -25,7 +26,10 @@ import { bindWasiThreadPool } from "../pool/internal.js";
 import { DECLINE } from "../pool/reasons.js";
 
 export const NODE_POOL_CAPACITY = 1024;
-export const WORKER_URL = new URL("../worker/node.js", import.meta.url);
+// The pool worker, lib/worker/node.js, as its one-file build (scripts/bundle-workers.js):
+// one CommonJS file starts faster than its graph of ES modules (docs/runner.md,
+// "What a thread costs").
+export const WORKER_URL = new URL("../worker/node.bundle.cjs", import.meta.url);
 
 // How often running threads' workers are re-checked for ref/unref.
 const SETTLE_REFS_MS = 20;
@@ -98,6 +102,8 @@ function createHostState(options) {
     runtimeModule: runtimeModule ?? null,
     freshInstances: freshInstances === true,
     lineage,
+    // Where this thread found the addon: the workers skip the search (lib/native/binding.js).
+    wasiThreadPoolAddonPath: native.path,
   };
 
   return {

@@ -1,43 +1,36 @@
 // The pool side of a program's threads (lib/program/threads.js): the spawns
 // every thread of a program uses, and the workers they start. Node only.
 //
-// Workers are lib/worker/node.js with the program's runtime: lib/program/wasi-c.js
-// when the supervisor made a C WASI (program.wasiId), else lib/program/wasi-node.js
-// (both through lib/program/runtime.js); a worker is the child of the thread that started it (the guest's main
-// thread's worker, a pool worker, or the supervisor), so the supervisor's
-// terminate of the main thread's worker and of its own workers ends them all.
+// Workers are lib/program/pool-worker.js, started as its one-file build
+// (lib/program/pool-worker.bundle.cjs, scripts/bundle-workers.js), with the
+// program's runtime: lib/program/wasi-c.js when the supervisor made a C WASI
+// (program.wasiId), else lib/program/wasi-node.js (both through
+// lib/program/runtime.js); a worker is the child of the thread that started
+// it (the guest's main thread's worker, a pool worker, or the supervisor), so
+// the supervisor's terminate of the main thread's worker and of its own
+// workers ends them all.
 
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { native } from "../native/binding.js";
 import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 // lib/pool.js first: it hands the addon to lib/pool/backend.js.
 import "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { createProgramSpawn, noteGrow } from "./threads.js";
 
-const POOL_WORKER_URL = new URL("../worker/node.js", import.meta.url);
-const C_WASI_RUNTIME_URL = new URL("./wasi-c.js", import.meta.url).href;
-const NODE_WASI_RUNTIME_URL = new URL("./wasi-node.js", import.meta.url).href;
+// The built file sits next to its source: this URL means the same from
+// either (this file is part of the bundle too).
+const POOL_WORKER_URL = new URL("./pool-worker.bundle.cjs", import.meta.url);
 
 // Pool workers for a program; onWorker(worker) hears of each one started.
 function createWorkerGrower({ wasmModule, memory, processState, onWorker = null }) {
   const { program } = processState;
-  const runtimeModule = program.wasiId ? C_WASI_RUNTIME_URL : NODE_WASI_RUNTIME_URL;
   return function grow(slot) {
     noteGrow(program, slot);
     const worker = new Worker(POOL_WORKER_URL, {
       execArgv: program.execArgv,
-      workerData: {
-        wasmModule,
-        memory,
-        hostcallChannel: null,
-        processState,
-        extraImports: [],
-        pool: program.pool,
-        slot,
-        execArgv: program.execArgv,
-        runtimeModule,
-      },
+      workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path },
     });
     worker.unref();
     // Faults of guest threads reach the supervisor through the program's

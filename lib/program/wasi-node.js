@@ -27,13 +27,16 @@
 // files. Preopened directories are the same in every thread; a file opened
 // by one thread has no meaning as a number in another.
 
+import { createRequire } from "node:module";
 import { writeAllSync as writeAllToFd } from "../worker/write-sync.js";
 import { endProgram, readStdin, writeOutputRing } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
-async function importNodeWasiQuietly() {
+// Loaded with require, not a top-level await: the runner's pool worker is
+// built into one CommonJS file (lib/program/pool-worker.js).
+function requireNodeWasiQuietly() {
   const emitWarning = process.emitWarning;
   process.emitWarning = function filtered(warning, ...rest) {
     const type = typeof rest[0] === "string" ? rest[0] : rest[0]?.type;
@@ -41,13 +44,13 @@ async function importNodeWasiQuietly() {
     return emitWarning.call(process, warning, ...rest);
   };
   try {
-    return await import("node:wasi");
+    return createRequire(import.meta.url)("node:wasi");
   } finally {
     process.emitWarning = emitWarning;
   }
 }
 
-const { WASI } = await importNodeWasiQuietly();
+const { WASI } = requireNodeWasiQuietly();
 
 const ERRNO_SUCCESS = 0;
 const ERRNO_INVAL = 28;

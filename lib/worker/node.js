@@ -89,55 +89,63 @@ async function settleChildren() {
   children.clear();
 }
 
-let runtime;
-let runner;
-
-try {
-  const spawn = poolOps.createSpawn({ grow });
-  ({ runtime, runner } = await startRuntime({
-    runtimeModule: workerData.runtimeModule,
-    extraImports: workerData.extraImports,
-    options: {
-      wasmModule: workerData.wasmModule,
-      memory: workerData.memory,
-      hostcallChannel: workerData.hostcallChannel ?? null,
-      processState: workerData.processState,
-      workerIndex: slot,
-      threadSpawn: (startArg) => spawn(startArg).tid,
-    },
-    // Our runtime writes fds 1 and 2 straight to the process's.
-    ownOptions: { writeOutput: writeAllSync },
-    freshInstances,
-    nodeDescriptors: true,
-  }));
-} catch (error) {
-  // The slot already holds the thread this worker was started for.
-  writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
-  poolOps.retire(slot);
-  throw error;
-}
-
-let fault = null;
-
-const runThread = createRunThread(runner, (tid, error) => {
-  writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
-  fault = error; // the slot is retired; this worker ends
-});
-
-try {
-  poolOps.serve(slot, runThread, threadId);
-} catch (error) {
-  retireChildren();
-  throw error;
-} finally {
+// Starts this worker's runtime, serves its slot until the slot is retired,
+// then lets its children finish. A trap ends this worker with the error.
+async function servePoolSlot() {
+  let runtime;
+  let runner;
   try {
-    runtime.close();
-  } catch {
-    // best effort
+    const spawn = poolOps.createSpawn({ grow });
+    ({ runtime, runner } = await startRuntime({
+      runtimeModule: workerData.runtimeModule,
+      extraImports: workerData.extraImports,
+      options: {
+        wasmModule: workerData.wasmModule,
+        memory: workerData.memory,
+        hostcallChannel: workerData.hostcallChannel ?? null,
+        processState: workerData.processState,
+        workerIndex: slot,
+        threadSpawn: (startArg) => spawn(startArg).tid,
+      },
+      // Our runtime writes fds 1 and 2 straight to the process's.
+      ownOptions: { writeOutput: writeAllSync },
+      freshInstances,
+      nodeDescriptors: true,
+    }));
+  } catch (error) {
+    // The slot already holds the thread this worker was started for.
+    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
+    poolOps.retire(slot);
+    throw error;
   }
+
+  let fault = null;
+  const runThread = createRunThread(runner, (tid, error) => {
+    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
+    fault = error; // the slot is retired; this worker ends
+  });
+
+  try {
+    poolOps.serve(slot, runThread, threadId);
+  } catch (error) {
+    retireChildren();
+    throw error;
+  } finally {
+    try {
+      runtime.close();
+    } catch {
+      // best effort
+    }
+  }
+
+  await settleChildren();
+
+  // The owner's "error" event (and so onGuestError) comes from this throw.
+  if (fault) throw fault;
 }
 
-await settleChildren();
-
-// The owner's "error" event (and so onGuestError) comes from this throw.
-if (fault) throw fault;
+// A rejection is this worker's "error" event (an unhandled rejection), as a
+// throw from a module's top level would be. No top-level await: the host
+// starts this file's one-file build (lib/worker/node.bundle.cjs,
+// scripts/bundle-workers.js).
+servePoolSlot();

@@ -23,6 +23,7 @@
 //     args_get writes.
 
 import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
+import { createThreadRunner } from "./thread-runner.js";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -366,42 +367,11 @@ function importsModule(wasmModule, moduleName) {
   }
 }
 
-// The instance policy of a pool worker. Mainstream wasi-threads toolchains
-// (wasi-libc's wasi_thread_start, so Rust std and C; Zig's std.Thread; this
-// package's guest) set __stack_pointer and the TLS base from the start
-// argument at every thread start, and keep no other per-instance state that
-// a thread leaves changed; so by default a worker keeps the instance its last
-// thread ran on and runs the next thread on it, as @emnapi/wasi-threads does.
-// A thread that does not return normally (a trap, or proc_exit's
-// WasiExitError) leaves its instance behind: the next one gets a fresh one.
-// freshInstances: true makes every thread's instance fresh (the SDK's
-// behaviour).
-//
-// `runtime` is anything with the SDK's instantiate() (ours or a plugged one).
-// run(tid, startArg) runs wasi_thread_start and lets its error through.
-// adopt(instance) offers an instance made already (a worker's probe) as the
-// first thread's; with freshInstances it is ignored, as the SDK ignores its
-// probe instance.
-export function createThreadRunner(runtime, { freshInstances = false } = {}) {
-  const fresh = freshInstances === true;
-  let kept = null;
-  return {
-    freshInstances: fresh,
-    adopt(instance) {
-      if (!fresh && instance) kept = instance;
-    },
-    run(tid, startArg) {
-      const instance = kept ?? runtime.instantiate();
-      // Dropped while the thread runs: if it throws, nothing is kept.
-      kept = null;
-      instance.exports.wasi_thread_start(tid, startArg);
-      if (!fresh) kept = instance;
-    },
-    discard() {
-      kept = null;
-    },
-  };
-}
+// The instance policy (createThreadRunner) lives in lib/worker/thread-runner.js,
+// which has no dependency: the runner's pool worker (lib/program/pool-worker.js)
+// uses it without loading this file's WASI shim. Exported from here too, as
+// before (the package's "./runtime" entry).
+export { createThreadRunner };
 
 // createWasiThreadWorkerRuntime({wasmModule, memory, hostcallChannel,
 // processState, extraImports, workerIndex, tid, threadSpawn}) ->

@@ -10,6 +10,7 @@
 // import node: modules or lib/native/.
 
 import * as ownRuntime from "./runtime.js";
+import { createRunThread } from "./thread-runner.js";
 
 // The runtime API: this package's, or the module named by runtimeModule
 // (space-data-module-sdk's, for SDK-specific extraImports and hostcalls),
@@ -76,18 +77,6 @@ export async function startRuntime({
   }
 }
 
-// runThread for serveWasiThreadPoolSlot: true when the thread ended (proc_exit
-// on a thread ends that thread normally), false after a trap, which retires
-// the slot and ends the serve loop; onTrap(tid, error) hears of the trap.
-export function createRunThread(runner, onTrap) {
-  return function runThread(tid, startArg) {
-    try {
-      runner.run(tid, startArg);
-      return true;
-    } catch (error) {
-      if (error?.name === "WasiExitError") return true;
-      onTrap(tid, error);
-      return false;
-    }
-  };
-}
+// createRunThread: lib/worker/thread-runner.js (shared with the runner's pool
+// worker, which loads neither this file nor lib/worker/runtime.js).
+export { createRunThread };

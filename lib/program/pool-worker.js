@@ -1,0 +1,95 @@
+// The pool worker of a program run by runWasiThreadsProgram: serves one pool
+// slot, running the program's threads on one kept instance (lib/program/pool.js
+// starts it; lib/worker/node.js is the SDK host's). It does what that worker
+// does for a program and loads nothing else: its runtime is the program's
+// (lib/program/wasi-c.js over the program's one C WASI when the supervisor
+// made one, program.wasiId; else lib/program/wasi-node.js), imported here
+// rather than named by a runtimeModule; no WASI shim, no extraImports, and no
+// pool spawn of its own (a program's threads spawn by lib/program/threads.js's
+// rules, through lib/program/runtime.js).
+//
+// Workers start the one-file build of this entry, lib/program/pool-worker.bundle.cjs
+// (`node scripts/bundle-workers.js`; test/worker-bundle.test.js fails when it
+// is stale): a worker that loads one CommonJS file starts about as fast as an
+// empty one, where the graph of ES modules cost 15-20 ms more per worker
+// (docs/runner.md, "What a thread costs"). Hence no top-level await here.
+//
+// workerData: {wasmModule, memory, processState, pool, slot}
+
+import { threadId, workerData } from "node:worker_threads";
+// The addon for native pools, handed to lib/pool/backend.js before the pool is bound.
+import "../native/backend.js";
+import { bindWasiThreadPool } from "../pool/internal.js";
+import { checkSlot } from "../pool/validate.js";
+import { createRunThread, createThreadRunner } from "../worker/thread-runner.js";
+import { writeAllSync } from "../worker/write-sync.js";
+import { createWasiThreadWorkerRuntime as createCWasiRuntime } from "./wasi-c.js";
+
+function writeLine(text) {
+  try {
+    writeAllSync(2, Buffer.from(text));
+  } catch {
+    // stderr gone: nothing better to do.
+  }
+}
+
+const describe = (error) => error?.stack ?? String(error);
+
+// The program's runtime for this worker: node:wasi only when there is no C WASI.
+async function createRuntime({ wasmModule, memory, processState, slot }) {
+  const options = { wasmModule, memory, processState, workerIndex: slot };
+  if (processState.program.wasiId) return createCWasiRuntime(options);
+  const { createWasiThreadWorkerRuntime } = await import("./wasi-node.js");
+  return createWasiThreadWorkerRuntime(options);
+}
+
+// The runtime and its runner, with the first thread's instance made (a
+// module this worker cannot instantiate fails here, before it takes a
+// thread); on failure the slot is retired and the error thrown.
+async function startRuntime(poolOps, slot) {
+  let runtime = null;
+  try {
+    runtime = await createRuntime({ ...workerData, slot });
+    const runner = createThreadRunner(runtime);
+    runner.adopt(runtime.instantiate());
+    return { runtime, runner };
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+      // Closing is best effort; the start-up error is the one to report.
+    }
+    // The slot already holds the thread this worker was started for.
+    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
+    poolOps.retire(slot);
+    throw error;
+  }
+}
+
+// Serves the slot until it is retired; a trap ends this worker with the
+// error (a program's trap has ended the program before it gets here).
+async function servePoolSlot() {
+  const { pool, slot } = workerData;
+  const poolOps = bindWasiThreadPool(pool);
+  checkSlot(pool.control, slot);
+  const { runtime, runner } = await startRuntime(poolOps, slot);
+  let fault = null;
+  const runThread = createRunThread(runner, (tid, error) => {
+    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
+    fault = error;
+  });
+  try {
+    poolOps.serve(slot, runThread, threadId);
+  } finally {
+    try {
+      runtime.close();
+    } catch {
+      // best effort
+    }
+  }
+  if (fault) throw fault;
+}
+
+// A rejection is this worker's "error" event (an unhandled rejection), as a
+// throw from a module's top level would be.
+servePoolSlot();
