@@ -791,36 +791,55 @@ function ring(control) {
 function parkForever(control) {
   for (; ; ) Atomics.wait(control, C_PARK, 0);
 }
+function setProcessEnder(ender) {
+  processEnder = ender;
+}
+function afterEnd(program, won, onEnd) {
+  onEnd?.();
+  if (won && processEnder !== null) processEnder(program);
+  parkForever(program.control);
+}
 function endProgram(program, code, onEnd) {
   const status = code >>> 0;
   if (status >= MAX_EXIT_STATUS) {
     endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
   }
   const { control } = program;
-  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING) {
+  const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING;
+  if (won) {
     Atomics.store(control, C_EXIT_CODE, status);
     ring(control);
   }
-  onEnd?.();
-  parkForever(control);
+  afterEnd(program, won, onEnd);
 }
 function trapProgram(program, thread, error) {
   endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
 }
 function endWithText(program, state, message, onEnd) {
   const { control, trapText } = program;
-  if (Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING) {
+  const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, state) === STATE_RUNNING;
+  if (won) {
     const text = new TextEncoder().encode(message);
     const length = Math.min(text.length, trapText.length);
     trapText.set(text.subarray(0, length));
     Atomics.store(control, C_TRAP_LEN, length);
     ring(control);
   }
-  onEnd?.();
-  parkForever(control);
+  afterEnd(program, won, onEnd);
 }
 function programEnded(program) {
   return Atomics.load(program.control, C_STATE) !== STATE_RUNNING;
+}
+function programOutcome(program) {
+  const { control, trapText } = program;
+  const state = Atomics.load(control, C_STATE);
+  if (state === STATE_RUNNING) return null;
+  if (state === STATE_TRAPPED || state === STATE_FAILED) {
+    const text = new TextDecoder().decode(trapText.slice(0, Atomics.load(control, C_TRAP_LEN)));
+    return { exitCode: state === STATE_TRAPPED ? TRAP_EXIT_CODE : FAILED_EXIT_CODE, message: `wasi-thread-pool: ${text}
+` };
+  }
+  return { exitCode: Atomics.load(control, C_EXIT_CODE) >>> 0, message: null };
 }
 function readStdin(program, max) {
   const { control, stdinBuffer } = program;
@@ -849,7 +868,7 @@ function readStdin(program, max) {
     Atomics.notify(control, C_STDIN_LOCK, 1);
   }
 }
-var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER;
+var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, C_WATCHER, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, TRAP_EXIT_CODE, FAILED_EXIT_CODE, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER, processEnder;
 var init_control = __esm({
   "lib/program/control.js"() {
     C_STATE = 0;
@@ -864,10 +883,13 @@ var init_control = __esm({
     C_OUT_LOCK = 9;
     C_OUT_HEAD = 10;
     C_OUT_TAIL = 11;
+    C_WATCHER = 12;
     STATE_RUNNING = 0;
     STATE_EXITED = 1;
     STATE_TRAPPED = 2;
     STATE_FAILED = 3;
+    TRAP_EXIT_CODE = 134;
+    FAILED_EXIT_CODE = 1;
     MAX_EXIT_STATUS = 126;
     STDIN_EMPTY = 0;
     STDIN_REQUESTED = 1;
@@ -875,6 +897,7 @@ var init_control = __esm({
     STDIN_EOF = 3;
     OUT_RING_BYTES = 1 << 20;
     OUT_RECORD_HEADER = 5;
+    processEnder = null;
   }
 });
 
@@ -1048,7 +1071,7 @@ function handQueueToIdleWorker(words, claim2) {
   Atomics.sub(words, T_TICKETS, 1);
   return false;
 }
-var import_node_os, T_LIMIT, T_ALIVE, T_STARTING, T_START_US, T_RUN_US, T_TICKETS, T_QLOCK, T_QHEAD, T_QTAIL, T_ENDED, T_QUEUE, MOST_QUEUED, LIMIT_GRACE_MS, STARTS_AT_ONCE, STALL_STARTS_AT_ONCE, TRAMPOLINE_ARG, wallMs, queueSize, queued;
+var import_node_os, T_LIMIT, T_ALIVE, T_STARTING, T_START_US, T_RUN_US, T_TICKETS, T_QLOCK, T_QHEAD, T_QTAIL, T_ENDED, T_QUEUE, MOST_QUEUED, LIMIT_GRACE_MS, STARTS_AT_ONCE, STALL_STARTS_AT_ONCE, TRAMPOLINE_ARG, wallMs, queueSize, queued, threadsQueued;
 var init_threads = __esm({
   "lib/program/threads.js"() {
     import_node_os = require("node:os");
@@ -1072,6 +1095,7 @@ var init_threads = __esm({
     wallMs = () => performance.timeOrigin + performance.now();
     queueSize = (words) => words.length - T_QUEUE >> 1;
     queued = (words) => Atomics.load(words, T_QTAIL) - Atomics.load(words, T_QHEAD);
+    threadsQueued = (program) => queued(program.threads);
   }
 });
 
@@ -1144,7 +1168,25 @@ function programImports({ preview1, program, threadSpawn, wasmModule, memory }) 
   return imports;
 }
 function programThreadSpawn({ wasmModule, memory, processState }) {
-  return createProgramThreadSpawn({ wasmModule, memory, processState });
+  const spawn = createProgramThreadSpawn({ wasmModule, memory, processState });
+  const { program } = processState;
+  if (!program.ownsProcess) return spawn;
+  return (startArg) => {
+    const tid = spawn(startArg);
+    if (tid > 0 && threadsQueued(program) > 0 && Atomics.load(program.control, C_WATCHER) === 0) {
+      if (Atomics.compareExchange(program.control, C_WATCHER, 0, 1) === 0) startQueueWatcher(wasmModule, memory, processState);
+    }
+    return tid;
+  };
+}
+function startQueueWatcher(wasmModule, memory, processState) {
+  const worker = new import_node_worker_threads4.Worker(WATCH_WORKER_URL, {
+    execArgv: processState.program.execArgv,
+    workerData: { wasmModule, memory, processState }
+  });
+  worker.unref();
+  worker.on("error", () => {
+  });
 }
 function threadSpawnImport(program, threadSpawn) {
   return (startArg) => {
@@ -1204,12 +1246,15 @@ function runProgramMainWith({ wasmModule, program, imports, attachMemory, onEnd 
   }
   endProgram(program, 0, onEnd);
 }
+var import_node_worker_threads4, WATCH_WORKER_URL;
 var init_runtime = __esm({
   "lib/program/runtime.js"() {
+    import_node_worker_threads4 = require("node:worker_threads");
     init_pool();
     init_control();
     init_pool2();
     init_threads();
+    WATCH_WORKER_URL = new URL("./watch-worker.js", __wtpImportMetaUrl);
   }
 });
 
@@ -1377,7 +1422,7 @@ var init_wasi_node = __esm({
 });
 
 // lib/program/pool-worker.js
-var import_node_worker_threads4 = require("node:worker_threads");
+var import_node_worker_threads6 = require("node:worker_threads");
 init_backend2();
 init_internal();
 init_validate();
@@ -1419,6 +1464,8 @@ function createRunThread(runner, onTrap) {
 init_write_sync();
 
 // lib/program/wasi-c.js
+var import_node_fs3 = require("node:fs");
+var import_node_worker_threads5 = require("node:worker_threads");
 init_binding();
 init_control();
 init_runtime();
@@ -1433,6 +1480,7 @@ function bindingOf() {
 }
 function createImports({ wasmModule, memory, program, threadSpawn }) {
   const binding = bindingOf();
+  if (program.ownsProcess) setProcessEnder(exitProcessNow);
   const id = program.wasiId;
   const stopWasi = () => binding.wasiStop(id);
   const attach = (programMemory) => binding.wasiImports(id, programMemory, () => parkForever(program.control));
@@ -1453,6 +1501,17 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     current = attach(programMemory);
   };
   return { imports: programImports({ preview1, program, threadSpawn, wasmModule, memory }), stopWasi, attachMemory };
+}
+function exitProcessNow(program) {
+  const { exitCode, message } = programOutcome(program);
+  if (message !== null) {
+    try {
+      (0, import_node_fs3.writeSync)(program.stderrFd, message);
+    } catch {
+    }
+  }
+  if (import_node_worker_threads5.isMainThread) process.exit(exitCode);
+  native.binding.exitProcess(exitCode);
 }
 function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
   const program = programOf(processState, FILE);
@@ -1479,7 +1538,7 @@ async function createRuntime({ wasmModule, memory, processState, slot }) {
 async function startRuntime(poolOps, slot) {
   let runtime = null;
   try {
-    runtime = await createRuntime({ ...import_node_worker_threads4.workerData, slot });
+    runtime = await createRuntime({ ...import_node_worker_threads6.workerData, slot });
     const runner = createThreadRunner(runtime);
     runner.adopt(runtime.instantiate());
     return { runtime, runner };
@@ -1495,7 +1554,7 @@ async function startRuntime(poolOps, slot) {
   }
 }
 async function servePoolSlot() {
-  const { pool, slot } = import_node_worker_threads4.workerData;
+  const { pool, slot } = import_node_worker_threads6.workerData;
   const poolOps = bindWasiThreadPool(pool);
   checkSlot(pool.control, slot);
   const { runtime, runner } = await startRuntime(poolOps, slot);
@@ -1506,7 +1565,7 @@ async function servePoolSlot() {
     fault = error;
   });
   try {
-    poolOps.serve(slot, runThread, import_node_worker_threads4.threadId);
+    poolOps.serve(slot, runThread, import_node_worker_threads6.threadId);
   } finally {
     try {
       runtime.close();

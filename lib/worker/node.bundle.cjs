@@ -676,7 +676,7 @@ __export(runtime_exports, {
   resolveModuleExtraImports: () => resolveModuleExtraImports
 });
 
-// ../main/node_modules/@bjorn3/browser_wasi_shim/dist/wasi_defs.js
+// node_modules/@bjorn3/browser_wasi_shim/dist/wasi_defs.js
 var wasi_defs_exports = {};
 __export(wasi_defs_exports, {
   ADVICE_DONTNEED: () => ADVICE_DONTNEED,
@@ -1195,7 +1195,7 @@ var Prestat = class _Prestat {
   }
 };
 
-// ../main/node_modules/@bjorn3/browser_wasi_shim/dist/debug.js
+// node_modules/@bjorn3/browser_wasi_shim/dist/debug.js
 var Debug = class Debug2 {
   enable(enabled) {
     this.log = createLogger(enabled === void 0 ? true : enabled, this.prefix);
@@ -1220,7 +1220,7 @@ function createLogger(enabled, prefix) {
 }
 var debug = new Debug(false);
 
-// ../main/node_modules/@bjorn3/browser_wasi_shim/dist/wasi.js
+// node_modules/@bjorn3/browser_wasi_shim/dist/wasi.js
 var WASIProcExit = class extends Error {
   constructor(code) {
     super("exit with exit code " + code);
@@ -1784,7 +1784,7 @@ var WASI = class WASI2 {
   }
 };
 
-// ../main/node_modules/@bjorn3/browser_wasi_shim/dist/fd.js
+// node_modules/@bjorn3/browser_wasi_shim/dist/fd.js
 var Fd = class {
   fd_allocate(offset, len) {
     return ERRNO_NOTSUP;
@@ -1884,7 +1884,7 @@ var Inode = class _Inode {
 };
 Inode.next_ino = 1n;
 
-// ../main/node_modules/@bjorn3/browser_wasi_shim/dist/fs_mem.js
+// node_modules/@bjorn3/browser_wasi_shim/dist/fs_mem.js
 var OpenFile = class extends Fd {
   fd_allocate(offset, len) {
     if (this.file.size > offset + len) {
