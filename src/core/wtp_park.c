@@ -197,6 +197,9 @@ static spin_record_t history[WTP_PARK_BUCKETS];
  * only delays the next change of the answer by one sample. */
 static _Atomic int cpu_wait_permille = -1;
 static _Atomic uint64_t next_sample_ns;
+/* -2: sample the OS; else the signal tests impose (wtp__park_set_cpu_wait).
+ * Written only by tests; relaxed like the signal itself. */
+static _Atomic int cpu_wait_forced = -2;
 
 #define SAMPLE_NS ((uint64_t)WTP_PARK_SAMPLE_MS * 1000000u)
 /* A spinner re-reads the demand (rule 2) every SPIN_RECHECK reads. */
@@ -307,6 +310,21 @@ void wtp__park_set_spin_limit(int limit) {
                         memory_order_relaxed);
 }
 
+static spin_record_t* record_of(const void* addr) {
+  return &history[wtp__hash_word(addr) & (WTP_PARK_BUCKETS - 1)];
+}
+
+void wtp__park_spin_record(const int32_t* addr, int* score, int* typical) {
+  spin_record_t* rec = record_of(addr);
+  *score = atomic_load_explicit(&rec->score, memory_order_relaxed);
+  *typical = atomic_load_explicit(&rec->typical, memory_order_relaxed);
+}
+
+void wtp__park_set_cpu_wait(int permille) {
+  atomic_store_explicit(&cpu_wait_forced, permille < -1 ? -2 : permille,
+                        memory_order_relaxed);
+}
+
 static int clamp(int v, int lo, int hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
@@ -341,17 +359,23 @@ int wtp__spin_score_after(int score, int caught) {
                -WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX);
 }
 
-int wtp__spin_typical_after(int typical, int ns) {
+int wtp__spin_typical_after(int typical, int caught, int ns) {
   typical = clamp(typical, 0, WTP_PARK_LONG_SPIN_NS);
   ns = clamp(ns, 1, WTP_PARK_LONG_SPIN_NS);
-  /* A quarter of the way to the new figure: a few waits forget an old
-   * pattern; the first figure is taken whole. */
+  /* A miss says the change takes longer than the spin that ran out: that
+   * length becomes the typical figure, so a word's spin doubles (2 x typical
+   * + the short spin) with each miss until it reaches the long spin. A
+   * catch moves the figure a quarter of the way (the first is taken whole),
+   * so one odd catch does not shorten the spin much. */
+  if (!caught) return ns > typical ? ns : typical;
   return typical == 0 ? ns : typical + (ns - typical) / 4;
 }
 
 /* The averaged oversubscription signal (rule 4), refreshed by at most one
  * waiter per WTP_PARK_SAMPLE_MS. */
 static int machine_cpu_wait(void) {
+  int forced = atomic_load_explicit(&cpu_wait_forced, memory_order_relaxed);
+  if (forced != -2) return forced;
   uint64_t now = wtp__now_ns();
   uint64_t next = atomic_load_explicit(&next_sample_ns, memory_order_relaxed);
   int avg = atomic_load_explicit(&cpu_wait_permille, memory_order_relaxed);
@@ -441,7 +465,7 @@ static void record(spin_record_t* rec, int caught, int took_ns) {
                         memory_order_relaxed);
   int typical = atomic_load_explicit(&rec->typical, memory_order_relaxed);
   atomic_store_explicit(&rec->typical,
-                        wtp__spin_typical_after(typical, took_ns),
+                        wtp__spin_typical_after(typical, caught, took_ns),
                         memory_order_relaxed);
 }
 
@@ -482,7 +506,7 @@ static int spin(int32_t* addr, _Atomic int32_t* word, int32_t expected,
     atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
     return end == SPIN_CAUGHT;
   }
-  spin_record_t* rec = &history[wtp__hash_word(addr) & (WTP_PARK_BUCKETS - 1)];
+  spin_record_t* rec = record_of(addr);
   int limit_ns = decide(rec, n + 1, awaits);
   int took_ns = 0;
   int end = limit_ns > 0 ? spin_for(word, expected, limit_ns, &took_ns) : -1;

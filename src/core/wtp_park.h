@@ -205,13 +205,20 @@ int wtp__spin_decide(const wtp__spin_evidence_t* e);
 /* A word's record after one spin: caught (1) after `ns`, or ran out (0)
  * after `ns` (its limit). Pure; the park layer stores the results. */
 int wtp__spin_score_after(int score, int caught);
-int wtp__spin_typical_after(int typical, int ns);
+int wtp__spin_typical_after(int typical, int caught, int ns);
 
 /* Tests and benchmarks only: spin exactly `limit` reads (cpu-relax
  * instructions) whenever a ticket is free, without the policy or its
  * record; 0 never spins; -1 restores the policy. Any value a concurrent
  * park reads is a valid limit. */
 void wtp__park_set_spin_limit(int limit);
+
+/* Tests only: the spin record of addr's bucket (score and typical catch in
+ * ns), and a fixed machine signal in place of the OS's (per mille as
+ * wtp__os_cpu_wait_permille; -2 restores sampling). Relaxed, as the
+ * record and the signal themselves. */
+void wtp__park_spin_record(const int32_t* addr, int* score, int* typical);
+void wtp__park_set_cpu_wait(int permille);
 
 #ifdef __cplusplus
 }
