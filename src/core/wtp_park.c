@@ -100,10 +100,12 @@
  *    of the machine's runnable threads find no CPU (the OS's count,
  *    wtp__os_cpu_wait_permille, sampled once per WTP_PARK_SAMPLE_MS in the
  *    process and averaged), other work holds the CPUs: a failed spin takes
- *    a time slice someone needs, so only a word with a positive record
- *    spins, at most WTP_PARK_SHORT_SPIN_NS. (Not the thread's own run delay:
- *    on a virtual machine it counts the wake-up of a halted virtual CPU,
- *    and an idle machine whose pool parks looked oversubscribed.)
+ *    a time slice someone needs. Then a word spins only while its record
+ *    is not negative (at least one catch in WTP_PARK_SCORE_CATCH + 1
+ *    recently; else on probes only), at most WTP_PARK_CONTENDED_SPIN_NS. (Not the thread's own
+ *    run delay: on a virtual machine it counts the wake-up of a halted
+ *    virtual CPU, and an idle machine whose pool parks looked
+ *    oversubscribed.)
  *
  * None of this touches the lost wake-up argument above: a spin only
  * decides whether the waiter returns before W1; every input is a heuristic
@@ -337,19 +339,19 @@ int wtp__spin_decide(const wtp__spin_evidence_t* e) {
   if (cpus < 2 || e->spinning < 1) return 0;
   long demand = (long)e->spinning + (e->running > 0 ? e->running : 0);
   if (demand > cpus) return 0;
-  /* Rule 3: the word's record. */
+  /* Rule 3 and 4: the word's record, and the machine. A word whose record
+   * is at its floor (given up; on an oversubscribed machine, any negative
+   * record) spins only on every WTP_PARK_PROBE_EVERY-th wait. */
+  int contended = e->cpu_wait_permille >= WTP_PARK_CONTENDED_PERMILLE;
   int score = clamp(e->score, -WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX);
-  if (score <= -WTP_PARK_SCORE_GIVE_UP && e->waits % WTP_PARK_PROBE_EVERY != 0)
-    return 0;
+  int floor = contended ? -1 : -WTP_PARK_SCORE_GIVE_UP;
+  if (score <= floor && e->waits % WTP_PARK_PROBE_EVERY != 0) return 0;
   int typical = clamp(e->typical, 0, WTP_PARK_LONG_SPIN_NS);
   int limit = WTP_PARK_LONG_SPIN_NS;
   if (typical > 0 && 2 * typical + WTP_PARK_SHORT_SPIN_NS < limit)
     limit = 2 * typical + WTP_PARK_SHORT_SPIN_NS;
-  /* Rule 4: an oversubscribed machine. */
-  if (e->cpu_wait_permille >= WTP_PARK_CONTENDED_PERMILLE) {
-    if (score <= 0) return 0;
-    if (limit > WTP_PARK_SHORT_SPIN_NS) limit = WTP_PARK_SHORT_SPIN_NS;
-  }
+  if (contended && limit > WTP_PARK_CONTENDED_SPIN_NS)
+    limit = WTP_PARK_CONTENDED_SPIN_NS;
   return limit;
 }
 

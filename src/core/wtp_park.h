@@ -59,11 +59,12 @@ extern "C" {
  * 40 ns (Skylake-era parts), and what a spin must outlast is the awaited
  * thread's work, which is time. A spinner reads the clock every 64 reads.
  *
- * The short spin, in nanoseconds: what a waiter may still spend when the
- * machine is oversubscribed, if the word's recent spins mostly caught their
- * change: it catches a change made by a thread that is on another CPU right
- * now, and costs less than one blocking handoff when it fails (a futex wake
- * and the woken thread's way back: 5-40 us here, FINDINGS). */
+ * The short spin, in nanoseconds: the margin a word's spin gets over twice
+ * its typical catch (so a word whose changes come within a microsecond
+ * still spins about 3 us), and the spin a word without a record gets on an
+ * oversubscribed machine is WTP_PARK_CONTENDED_SPIN_NS. 3 us is what 100
+ * reads took on the AMD EPYC the first rule was measured on, where 100
+ * reads caught nearly every cross-CPU change (docs/design.md). */
 #ifndef WTP_PARK_SHORT_SPIN_NS
 #define WTP_PARK_SHORT_SPIN_NS 3000
 #endif
@@ -104,12 +105,19 @@ extern "C" {
 
 /* The machine counts as oversubscribed while, on average, at least this
  * share (per mille) of its runnable threads find no CPU
- * (wtp__os_cpu_wait_permille: on 2 CPUs, 3 runnable threads are 333);
- * then only a word with a positive record spins, and only the short spin.
- * Sampled at most once per WTP_PARK_SAMPLE_MS in the process, averaged
- * (each sample a quarter of the average). */
+ * (wtp__os_cpu_wait_permille: on 2 CPUs, 3 runnable threads are 333).
+ * Then a word spins only while its record is not negative (else on
+ * probes, as a word given up), and at most
+ * WTP_PARK_CONTENDED_SPIN_NS: enough for a handoff whose partner runs
+ * (a hot handoff beside 2 busy processes: 1.9 us with a spin, 19 us
+ * without), and a word whose spins fail there stops after a few. Sampled
+ * at most once per WTP_PARK_SAMPLE_MS in the process, averaged (each
+ * sample a quarter of the average). */
 #ifndef WTP_PARK_CONTENDED_PERMILLE
 #define WTP_PARK_CONTENDED_PERMILLE 250
+#endif
+#ifndef WTP_PARK_CONTENDED_SPIN_NS
+#define WTP_PARK_CONTENDED_SPIN_NS 20000
 #endif
 #ifndef WTP_PARK_SAMPLE_MS
 #define WTP_PARK_SAMPLE_MS 10

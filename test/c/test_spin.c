@@ -78,12 +78,18 @@ static void test_failing_word_only_probes(void) {
 static void test_oversubscribed_machine(void) {
   wtp__spin_evidence_t e = quiet();
   e.cpu_wait_permille = WTP_PARK_CONTENDED_PERMILLE;
-  CHECK_EQ(wtp__spin_decide(&e), 0); /* no record: no spin */
-  e.score = 1; /* a word whose spins catch: the short spin only */
-  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_SHORT_SPIN_NS);
-  e.typical = 100;
-  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_SHORT_SPIN_NS);
+  /* A fresh word: the contended spin. */
+  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_CONTENDED_SPIN_NS);
+  e.score = -1; /* more misses than its catches pay for: probes only */
+  CHECK_EQ(wtp__spin_decide(&e), 0);
+  e.waits = WTP_PARK_PROBE_EVERY;
+  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_CONTENDED_SPIN_NS);
+  e.waits = 1;
+  e.score = 1;
+  e.typical = 100; /* quick catches: their own, shorter limit */
+  CHECK_EQ(wtp__spin_decide(&e), 2 * 100 + WTP_PARK_SHORT_SPIN_NS);
   e.cpu_wait_permille = WTP_PARK_CONTENDED_PERMILLE - 1;
+  e.score = -1; /* not contended: a negative record still spins */
   CHECK_EQ(wtp__spin_decide(&e), 2 * 100 + WTP_PARK_SHORT_SPIN_NS);
 }
 
