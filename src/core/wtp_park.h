@@ -199,9 +199,10 @@ typedef struct wtp__spin_evidence {
   int cpus;       /* CPUs the process may run on */
   int spinning;   /* threads spinning now, the deciding one included */
   int running;    /* guest threads assigned and not yet done (>= 0) */
+  int parked;     /* threads of the process parked in this layer */
   int awaits;     /* enum wtp_park_awaits */
   int score;      /* the word's record: catches - misses, clamped */
-  int typical;    /* reads a recent catch took on the word (average); 0: none */
+  int typical;    /* ns a recent catch took on the word (average); 0: none */
   unsigned waits; /* the word's decisions so far (probe timing) */
   int cpu_wait_permille; /* wtp__os_cpu_wait_permille, averaged; -1 unknown */
 } wtp__spin_evidence_t;

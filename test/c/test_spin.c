@@ -52,6 +52,17 @@ static void test_own_demand_beyond_cpus(void) {
   e = quiet();
   e.cpus = 1;
   CHECK_EQ(wtp__spin_decide(&e), 0);
+  /* A worker awaiting a spawn while a wave's other 6 workers are parked:
+   * the spawns wake them, they want the CPUs. A spawner awaiting a finish
+   * is not held back by them. */
+  e = quiet();
+  e.parked = 6;
+  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_LONG_SPIN_NS);
+  e.awaits = WTP_PARK_AWAITS_ANY;
+  e.running = 0;
+  CHECK_EQ(wtp__spin_decide(&e), 0);
+  e.parked = 1; /* the spawner parked, being woken: 1 + 1 */
+  CHECK_EQ(wtp__spin_decide(&e), WTP_PARK_LONG_SPIN_NS);
 }
 
 static void test_record_shortens_spin(void) {
@@ -103,6 +114,7 @@ static void test_hostile_evidence(void) {
       wtp__spin_evidence_t e = {.cpus = ints[a],
                                 .spinning = ints[b],
                                 .running = ints[(a + b) % 8],
+                                .parked = ints[(a + 3 * b) % 8],
                                 .awaits = ints[(a * 3 + b) % 8],
                                 .score = ints[(a + 5 * b) % 8],
                                 .typical = ints[(7 * a + b) % 8],
