@@ -52,7 +52,7 @@ const BOUNDS = {
   t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
   peer: "",
   slotWait:
-    'With empty threads JS runs a thread in 6-7 us on this machine; 10x would ask for less than one futex wake per thread. On 2 CPUs the current rule seldom spins in this row (analysis, "Issue 20\'s evidence").',
+    'Both parties spin for each other (the spawner for the running thread, the worker for the next spawn), so a thread costs one cross-CPU handoff (2-3 us of CPU here) against JS\'s two futex wakes; on 2 CPUs one spinner ticket, so some waits park anyway (docs/design.md, "Spinning"). When the machine is busy the spins shorten to 20 us and stop for words whose spins fail.',
   loadQuiet:
     "The first call includes starting 7 workers (Node's worker bootstrap), which both configurations pay; the warm call shows the per-thread cost. On 2 CPUs a wave of 7 threads leaves no CPU to spin on: neither the old rule nor the adaptive one spins in this row (bench/experiment.js --only=load-0 with the stats variant: every decision is none).",
   zigFirst:
