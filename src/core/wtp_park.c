@@ -428,8 +428,8 @@ __attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
 #define STAT(name) ((void)0)
 #endif
 
-/* Rule 2 again, while spinning: whether our threads' demand still leaves
- * this spinner a CPU. */
+/* Rule 2 again, while spinning: whether the spinners and the guest threads
+ * assigned (a wave's, assigned meanwhile) still leave this spinner a CPU. */
 static int demand_fits(void) {
   int n = atomic_load_explicit(&spinners, memory_order_relaxed);
   int r = atomic_load_explicit(&running, memory_order_relaxed);
@@ -450,7 +450,8 @@ static int spin_for(_Atomic int32_t* word, int32_t expected, int limit_ns,
     /* Relaxed: the spin only decides whether to return early; the caller
      * re-reads the word with the order its protocol needs. */
     if (atomic_load_explicit(word, memory_order_relaxed) != expected) {
-      *took_ns = (int)(wtp__now_ns() - start);
+      uint64_t took = wtp__now_ns() - start; /* long if preempted */
+      *took_ns = took > (uint64_t)INT_MAX ? INT_MAX : (int)took;
       return SPIN_CAUGHT;
     }
     if (i % SPIN_RECHECK == 0) {
