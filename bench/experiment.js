@@ -10,7 +10,7 @@
 //
 // Writes bench/results/experiments-<scenarios>.json and prints a table of medians.
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,10 +35,14 @@ const reps = Number(opt("reps", 3));
 // src/ (never to src/ itself): { defines, patch: [[file, from, to], ...] }.
 const VARIANTS = {
   current: [],
-  spin0: ["-DWTP_PARK_SPIN_LIMIT=0"],
-  spin500: ["-DWTP_PARK_SPIN_LIMIT=500"],
-  spin2000: ["-DWTP_PARK_SPIN_LIMIT=2000"],
-  spin2000cap2: ["-DWTP_PARK_SPIN_LIMIT=2000", "-DWTP_PARK_MAX_SPINNERS=2"],
+  // No spinning at all (no spinner tickets).
+  spin0: ["-DWTP_PARK_MAX_SPINNERS=0"],
+  // The adaptive policy's constants (src/core/wtp_park.h), one at a time.
+  long30us: ["-DWTP_PARK_LONG_SPIN_NS=30000"],
+  long120us: ["-DWTP_PARK_LONG_SPIN_NS=120000"],
+  catch1: ["-DWTP_PARK_SCORE_CATCH=1"],
+  "no-machine-signal": ["-DWTP_PARK_CONTENDED_PERMILLE=1001"],
+  contended100: ["-DWTP_PARK_CONTENDED_PERMILLE=100"],
   slice200: ["-DWTP_PARK_SLICE_MS=200"],
   slice1000: ["-DWTP_PARK_SLICE_MS=1000"],
   // The wait tokens without their backstop's call into JavaScript (what the
@@ -53,36 +57,11 @@ const VARIANTS = {
       ],
     ],
   },
-  // Without the long spin of a waiter when a CPU is idle.
-  "no-idle-spin": ["-DWTP_PARK_IDLE_SPIN_LIMIT=0"],
-  // A longer idle spin (~180 us) and a longer short spin (~15 us), for waves.
-  "idle-spin6000": ["-DWTP_PARK_IDLE_SPIN_LIMIT=6000"],
-  spin500idle2000: ["-DWTP_PARK_SPIN_LIMIT=500"],
-  // The long (idle) spin re-checks its condition as it goes: once threads
-  // are assigned (another worker's wave started and needs the CPU), it is
-  // cut to the short spin.
-  "recheck-spin": {
-    defines: [],
-    patch: [
-      [
-        "core/wtp_park.c",
-        `  int changed = 0;
-  for (int i = 0; i < limit; i++) {`,
-        `  int changed = 0;
-  for (int i = 0; i < limit; i++) {
-    if (limit > WTP_PARK_SPIN_LIMIT && (i & 63) == 63 &&
-        atomic_load_explicit(&running, memory_order_relaxed) > 0) {
-      if (i >= WTP_PARK_SPIN_LIMIT) break; /* experiment */
-      limit = WTP_PARK_SPIN_LIMIT;
-    }`,
-      ],
-    ],
-  },
-  // The rule before the parked threads counted as CPU demand (what
-  // "current" was in bench/results/experiments-waves+throughput-1+
-  // throughput-2+throughput-4+handoff-hot.json, where "lone-spin" was the
-  // rule now in src/ as it is on 2 CPUs).
+  // The rule before the parked threads counted as CPU demand (commit
+  // 3b45018; bench/analysis.md), applied to the source of main before the
+  // adaptive policy.
   "any-idle-spin": {
+    gitRef: "fe08000",
     defines: [],
     patch: [
       [
@@ -93,8 +72,10 @@ const VARIANTS = {
       ],
     ],
   },
-  // Counts the long spins' outcomes and prints them at exit (stderr).
+  // Counts the long spins' outcomes of the rule before the adaptive policy
+  // and prints them at exit (stderr).
   "spin-stats": {
+    gitRef: "fe08000",
     defines: [],
     patch: [
       [
@@ -143,19 +124,28 @@ __attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
     ],
   },
 };
-// Every recommendation at once (see bench/analysis.md): no spin, 200 ms
+// Every recommendation of bench/analysis.md at once: no spin, 200 ms
 // slices, interrupted() kept in C (a stand-in: a real change needs another
 // stopping signal), load-first scan.
 VARIANTS.recommended = {
-  defines: ["-DWTP_PARK_SPIN_LIMIT=0", "-DWTP_PARK_SLICE_MS=200"],
+  defines: ["-DWTP_PARK_MAX_SPINNERS=0", "-DWTP_PARK_SLICE_MS=200"],
   patch: [...VARIANTS["c-only-interrupted"].patch, ...VARIANTS["tatas-scan"].patch],
 };
 // The rule before 3b45018 with the spin outcomes counted (stderr at exit):
 // what the slot-wait rows' waits do under each rule (bench/analysis.md).
 VARIANTS["any-idle-spin-stats"] = {
+  gitRef: "fe08000",
   defines: [],
   patch: [...VARIANTS["any-idle-spin"].patch, ...VARIANTS["spin-stats"].patch],
 };
+// The adaptive policy (issue 20) with its decisions counted (stderr at exit).
+VARIANTS.stats = ["-DWTP_PARK_STATS"];
+// The rule on main before the adaptive policy (counts of our own threads,
+// commit fe08000), from git: the "before" of the comparison, alternating with
+// the current src/ in one run; "main-stats" counts its spins (the patch of
+// "spin-stats", which applies to that source).
+VARIANTS.main = { gitRef: "fe08000", defines: [], patch: [] };
+VARIANTS["main-stats"] = VARIANTS["spin-stats"];
 const definesOf = (v) => (Array.isArray(VARIANTS[v]) ? VARIANTS[v] : VARIANTS[v].defines);
 const SCENARIOS = {
   "handoff-hot": { script: "handoff.js", params: { phase: "hot", samples: 1500, warmup: 200 }, metric: ["handoffUs", "p50"] },
@@ -227,6 +217,21 @@ const SCENARIOS = {
     params: { workers: 2, threads: 10000, warmup: 500 },
     metric: ["threadsPerSec", "value"],
   },
+  // The wave call beside N CPU burners of the bench's own (bench/lib/plan.js
+  // "load-*"), the package default (native + reuse) against the SDK's
+  // configuration (JS + fresh instances); 1,000 waves to keep a run short.
+  ...Object.fromEntries(
+    [0, 1, 2, 4].map((burners) => [
+      `load-${burners}`,
+      {
+        script: "waves.js",
+        params: { lanes: 8, waves: 1000, rounds: 16, burners },
+        jsParams: { freshInstances: true },
+        metric: ["wallMs", "value"],
+        extra: ["warmWallMs", "value"],
+      },
+    ]),
+  ),
 };
 const variants = opt("variants", "current,spin0,spin2000,slice1000").split(",");
 const scenarios = opt("only", "handoff-hot,throughput-1,waves-pool,idle").split(",");
@@ -235,12 +240,16 @@ function build(name) {
   const out = join(expDir, `${name}.node`);
   let srcDir = join(repoDir, "src");
   const patch = Array.isArray(VARIANTS[name]) ? null : VARIANTS[name].patch;
+  const gitRef = Array.isArray(VARIANTS[name]) ? null : VARIANTS[name].gitRef;
   if (patch) {
-    // A scratch copy of src/ with the patch applied.
+    // A scratch copy of src/ (or of src/ at gitRef) with the patch applied.
     const copy = join(expDir, `${name}-src`);
     rmSync(copy, { recursive: true, force: true });
     mkdirSync(copy, { recursive: true });
-    cpSync(srcDir, copy, { recursive: true }); // src/ has sub-folders (src/wasi/)
+    if (gitRef) {
+      const tar = execFileSync("git", ["-C", repoDir, "archive", gitRef, "src"]);
+      execFileSync("tar", ["-x", "-C", copy, "--strip-components=1"], { input: tar });
+    } else cpSync(srcDir, copy, { recursive: true }); // src/ has sub-folders (src/wasi/)
     for (const [file, from, to] of patch) {
       const text = readFileSync(join(copy, file), "utf8");
       if (!text.includes(from)) throw new Error(`variant ${name}: patch does not apply to ${file}`);
@@ -266,7 +275,11 @@ function run(script, params, addon) {
     child.on("exit", (code) => {
       const text = existsSync(outFile) ? readFileSync(outFile, "utf8") : "";
       const m = /^BENCH_RESULT (.*)$/m.exec(text);
-      res(m ? JSON.parse(m[1]) : { error: `exit ${code}: ${err.trim().split("\n").slice(-2).join(" ")}` });
+      // A variant built with spin counters prints one SPINSTATS line at exit.
+      const stats = /^SPINSTATS (.*)$/m.exec(err)?.[1] ?? null;
+      res(
+        m ? { ...JSON.parse(m[1]), spinStats: stats } : { error: `exit ${code}: ${err.trim().split("\n").slice(-2).join(" ")}` },
+      );
     });
   });
 }
@@ -290,13 +303,17 @@ for (const sid of scenarios) {
   const order = [...variants.map((v) => ["native", v]), ["js", "js"]];
   for (let rep = 0; rep < reps; rep++) {
     for (const [impl, v] of order) {
-      const r = await run(sc.script, { impl, ...sc.params }, impl === "native" ? addons[v] : null);
+      const implParams = impl === "js" ? sc.jsParams : sc.nativeParams;
+      const r = await run(sc.script, { impl, ...sc.params, ...implParams }, impl === "native" ? addons[v] : null);
       (results[sid][v] ??= []).push(
-        r.error ? { error: r.error } : { main: pick(r, sc.metric), extra: sc.extra ? pick(r, sc.extra) : null, info: r.info },
+        r.error
+          ? { error: r.error }
+          : { main: pick(r, sc.metric), extra: sc.extra ? pick(r, sc.extra) : null, info: r.info, spinStats: r.spinStats },
       );
       const last = results[sid][v].at(-1);
       process.stderr.write(
-        `${sid} ${v} ${rep + 1}/${reps}: ${last.error ?? `${sc.metric[0]} ${last.main.toFixed(2)}${sc.extra ? ` ${sc.extra[0]} ${last.extra.toFixed(2)}` : ""}`}\n`,
+        `${sid} ${v} ${rep + 1}/${reps}: ${last.error ?? `${sc.metric[0]} ${last.main.toFixed(2)}${sc.extra ? ` ${sc.extra[0]} ${last.extra.toFixed(2)}` : ""}`}` +
+          `${last.spinStats ? ` [${last.spinStats}]` : ""}\n`,
       );
     }
   }

@@ -122,7 +122,9 @@ export function buildPlan({ quick }) {
   // the pool API (native against JS), then the wave guest on a pool narrower
   // than its waves (package default against the SDK configuration). To
   // compare spin rules on these rows: node bench/experiment.js
-  // --only=slot-wait-1,slot-wait-2x8,slot-wait-guest --variants=current,...
+  // --only=slot-wait-1,slot-wait-2x8,slot-wait-guest --variants=current,main
+  // (main: the rule before the adaptive spin; stats, main-stats: the same
+  // with every spin decision counted).
   plan.push(
     {
       id: "slot-wait-1",

@@ -72,16 +72,50 @@
  *
  * Before announcing itself, a waiter may spin: re-read the word with a
  * cpu-relax between reads. It only does so after taking one of
- * max_spinners tickets (ncpus - 1, from the CPU affinity of the first thread
- * that parks), so spinners never hold every CPU while the thread that would
- * change the word waits for one. How long it spins depends on who else
- * holds a CPU (choose_spin_limit): the other spinners and the guest
- * threads assigned and not yet finished, which wtp_spawn and wtp_serve
- * count, and the other threads of the process parked here (a wave's other
- * workers, waiting to be woken for the next wave: they need the CPU a long
- * spin would hold). None of these counts can see threads
- * the pool does not know (the owner's guest thread, other processes), so
- * the long spin is bounded too (WTP_PARK_IDLE_SPIN_LIMIT).
+ * max_spinners tickets (ncpus - 1), so spinners never hold every CPU while
+ * a thread the pool cannot count (the owner's guest thread, another
+ * process) waits for one. How long it spins is decided per wait from
+ * evidence (wtp__spin_decide), in this order:
+ *
+ * 1. Nobody will change the word soon: a spawner awaiting a slot while no
+ *    guest thread is assigned (WTP_PARK_AWAITS_FINISH with running == 0)
+ *    does not spin; the slot it awaits is held by something that is not
+ *    running (another spawner's claim, a retiring worker).
+ * 2. Our own demand: the spinners (this one included) and the guest
+ *    threads assigned and not yet done want a CPU each, and for a worker
+ *    awaiting a spawn (WTP_PARK_AWAITS_ANY) so do the threads parked here:
+ *    the spawns that end its wait come in a wave that wakes them. While
+ *    the demand exceeds the CPUs, a spin takes a CPU from one of our own
+ *    threads: no spin. A spinner re-reads the demand every SPIN_RECHECK
+ *    reads and stops when it exceeds the CPUs (a wave's threads assigned
+ *    meanwhile). On 2 CPUs: a spawner awaiting the one running thread
+ *    spins (1 + 1), and so does the worker that finished it, awaiting the
+ *    next spawn while the spawner is woken (1 + 1 parked); a wave's last
+ *    finisher, with the wave's other workers parked, does not (measured:
+ *    it spun for the next wave and caught 70% of the time, but the warm
+ *    14,000-thread call took 215 against 169 ms of CPU).
+ * 3. The word's record (history[], below): a word whose last spins ran
+ *    out (score <= -WTP_PARK_SCORE_GIVE_UP) spins only on every
+ *    WTP_PARK_PROBE_EVERY-th wait; otherwise the spin lasts twice the
+ *    word's typical catch plus WTP_PARK_SHORT_SPIN_NS, at most
+ *    WTP_PARK_LONG_SPIN_NS.
+ * 4. The machine: while, on average, at least WTP_PARK_CONTENDED_PERMILLE
+ *    of the machine's runnable threads find no CPU (the OS's count,
+ *    wtp__os_cpu_wait_permille, sampled once per WTP_PARK_SAMPLE_MS in the
+ *    process and averaged), other work holds the CPUs: a failed spin takes
+ *    a time slice someone needs. Then a word spins only while its record
+ *    is not negative (at least one catch in WTP_PARK_SCORE_CATCH + 1
+ *    recently; else on probes only), at most WTP_PARK_CONTENDED_SPIN_NS. (Not the thread's own
+ *    run delay: on a virtual machine it counts the wake-up of a halted
+ *    virtual CPU, and an idle machine whose pool parks looked
+ *    oversubscribed.)
+ *
+ * None of this touches the lost wake-up argument above: a spin only
+ * decides whether the waiter returns before W1; every input is a heuristic
+ * read with relaxed order, and any value of any of them yields some valid
+ * limit (the decision clamps them). The record lives in this process's
+ * memory, never in the shared buffer, so a hostile buffer can at worst
+ * make spins run out (bounded by WTP_PARK_LONG_SPIN_NS per wait).
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -136,17 +170,51 @@ static _Atomic int cpu_count = -1; /* online_cpus(), cached; as max_spinners */
  * one just before it assigns a slot, and whichever RMW takes the slot out of
  * ASSIGNED/RUNNING uncounts it (finish, release, retire: see running_left in
  * wtp_pool.c), so the count is exact on every protocol path. Like spinners
- * a heuristic input of spin(), ordering nothing: relaxed. */
+ * a heuristic input of the spin policy, ordering nothing: relaxed. */
 static _Atomic int running;
 /* Threads of this process inside wtp__park past W1 and before W4: parked
  * (or about to park) on any word. Incremented at W1, decremented at W4.
- * A heuristic input of choose_spin_limit like running, ordering nothing:
- * relaxed RMWs (never lose an update); a stale read only picks the other
- * spin length once. */
+ * A heuristic input of the spin policy like running, ordering nothing:
+ * relaxed RMWs (never lose an update); a stale read only changes one
+ * decision. */
 static _Atomic int parked_total;
-/* -1: WTP_PARK_SPIN_LIMIT. Written only by tests; relaxed (any value read
+/* -1: the policy decides. Written only by tests; relaxed (any value read
  * is a valid limit). */
 static _Atomic int spin_limit_override = -1;
+
+/* The spin record of the words of one bucket (hashed by address like the
+ * parked counters, in its own table so that recording a spin never touches
+ * the line a waker reads at K2). Written by the waiters of those words after
+ * each spin, read by the next waiters' decisions: relaxed loads, stores and
+ * RMWs, because the record orders nothing (the decision is a heuristic, and
+ * the lost wake-up argument does not involve it); two waiters recording at
+ * once may lose one update to score or typical, which only shifts one later
+ * spin's length. Words sharing a bucket share a record: a collision mixes
+ * two words' histories, never more than that. Any value read is clamped by
+ * wtp__spin_decide, so even a torn-by-design history is a valid input. */
+typedef struct CACHE_ALIGNED spin_record {
+  _Atomic int32_t score;   /* catches - misses, in [-SCORE_MAX, SCORE_MAX] */
+  _Atomic int32_t typical; /* reads a catch took, moving average; 0: none */
+  _Atomic uint32_t waits;  /* decisions on the bucket (probe timing) */
+} spin_record_t;
+
+static spin_record_t history[WTP_PARK_BUCKETS];
+
+/* The machine's oversubscription (wtp__os_cpu_wait_permille), averaged over
+ * samples; -1 until a sample says something. next_sample_ns: the earliest
+ * time another sample may be taken; the waiter whose CAS moves it takes the
+ * sample, so at most one sample per WTP_PARK_SAMPLE_MS in the process.
+ * Both relaxed: heuristic inputs ordering nothing; a lost average update
+ * only delays the next change of the answer by one sample. */
+static _Atomic int cpu_wait_permille = -1;
+static _Atomic uint64_t next_sample_ns;
+/* -2: sample the OS; else the signal tests impose (wtp__park_set_cpu_wait).
+ * Written only by tests; relaxed like the signal itself. */
+static _Atomic int cpu_wait_forced = -2;
+
+#define SAMPLE_NS ((uint64_t)WTP_PARK_SAMPLE_MS * 1000000u)
+/* A spinner re-reads the demand (rule 2) every SPIN_RECHECK reads. */
+#define SPIN_RECHECK 64
 
 static inline _Atomic int32_t* as_atomic(int32_t* addr) {
   return (_Atomic int32_t*)addr; /* see "Atomics on plain int32_t words" */
@@ -253,56 +321,231 @@ void wtp__park_set_spin_limit(int limit) {
                         memory_order_relaxed);
 }
 
-/* The spin limit for a waiter that holds a ticket, when others_spinning
- * other threads spin (see "Spinning" above and wtp_park.h):
- * - WTP_PARK_IDLE_SPIN_LIMIT while the spinners, the threads running guest
- *   code and the other threads of the process parked in this file (which
- *   the next wave's spawns wake first) leave a CPU free besides the
- *   waker's: nobody is delayed by the spin, and a long one catches the next
- *   thread of a join loop. The parked ones count because a wave's last
- *   finisher that spun long held the CPU the next wave's woken workers
- *   needed (measured: docs/design.md, "The park layer's constants");
- * - WTP_PARK_SPIN_LIMIT while at least two CPUs are left to the rest;
- * - no spin otherwise. */
-static int choose_spin_limit(int others_spinning) {
-  int n = cpus();
-  /* A count driven below 0 (a slot served without wtp_spawn assigning it,
-   * in a hostile buffer) counts as 0. */
-  int assigned = atomic_load_explicit(&running, memory_order_relaxed);
-  int busy = others_spinning + (assigned > 0 ? assigned : 0);
-  /* The parked threads of the process count as CPU demand too: the next
-   * wave wakes them. (On 2 CPUs: a lone waiter only.) */
-  int parked = atomic_load_explicit(&parked_total, memory_order_relaxed);
-  if (busy + (parked > 0 ? parked : 0) < n - 1) return WTP_PARK_IDLE_SPIN_LIMIT;
-  if (others_spinning < n - 2) return WTP_PARK_SPIN_LIMIT;
-  return 0;
+static spin_record_t* record_of(const void* addr) {
+  return &history[wtp__hash_word(addr) & (WTP_PARK_BUCKETS - 1)];
+}
+
+void wtp__park_spin_record(const int32_t* addr, int* score, int* typical) {
+  spin_record_t* rec = record_of(addr);
+  *score = atomic_load_explicit(&rec->score, memory_order_relaxed);
+  *typical = atomic_load_explicit(&rec->typical, memory_order_relaxed);
+}
+
+void wtp__park_set_cpu_wait(int permille) {
+  atomic_store_explicit(&cpu_wait_forced, permille < -1 ? -2 : permille,
+                        memory_order_relaxed);
+}
+
+static int clamp(int v, int lo, int hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+int wtp__spin_decide(const wtp__spin_evidence_t* e) {
+  int cpus = e->cpus;
+  /* Rule 1: the awaited thread's end can only come from a running thread. */
+  if (e->awaits == WTP_PARK_AWAITS_FINISH && e->running <= 0) return 0;
+  /* Rule 2: our own threads' demand, this spinner included. */
+  if (cpus < 2 || e->spinning < 1) return 0;
+  long demand = (long)e->spinning + (e->running > 0 ? e->running : 0);
+  /* A worker awaiting a spawn: the spawn that ends its wait comes with the
+   * others of its wave, which wake the parked threads; they want the CPUs
+   * then. (A spawner awaiting a finish: the parked threads wait for it.) */
+  if (e->awaits != WTP_PARK_AWAITS_FINISH && e->parked > 0) demand += e->parked;
+  if (demand > cpus) return 0;
+  /* Rule 3 and 4: the word's record, and the machine. A word whose record
+   * is at its floor (given up; on an oversubscribed machine, any negative
+   * record) spins only on every WTP_PARK_PROBE_EVERY-th wait. */
+  int contended = e->cpu_wait_permille >= WTP_PARK_CONTENDED_PERMILLE;
+  int score = clamp(e->score, -WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX);
+  int floor = contended ? -1 : -WTP_PARK_SCORE_GIVE_UP;
+  if (score <= floor && e->waits % WTP_PARK_PROBE_EVERY != 0) return 0;
+  int typical = clamp(e->typical, 0, WTP_PARK_LONG_SPIN_NS);
+  int limit = WTP_PARK_LONG_SPIN_NS;
+  if (typical > 0 && 2 * typical + WTP_PARK_SHORT_SPIN_NS < limit)
+    limit = 2 * typical + WTP_PARK_SHORT_SPIN_NS;
+  if (contended && limit > WTP_PARK_CONTENDED_SPIN_NS)
+    limit = WTP_PARK_CONTENDED_SPIN_NS;
+  return limit;
+}
+
+int wtp__spin_score_after(int score, int caught) {
+  score = clamp(score, -WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX);
+  return clamp(score + (caught ? WTP_PARK_SCORE_CATCH : -1),
+               -WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX);
+}
+
+int wtp__spin_typical_after(int typical, int caught, int ns) {
+  typical = clamp(typical, 0, WTP_PARK_LONG_SPIN_NS);
+  ns = clamp(ns, 1, WTP_PARK_LONG_SPIN_NS);
+  /* A miss says the change takes longer than the spin that ran out: that
+   * length becomes the typical figure, so a word's spin doubles (2 x typical
+   * + the short spin) with each miss until it reaches the long spin. A
+   * catch moves the figure a quarter of the way (the first is taken whole),
+   * so one odd catch does not shorten the spin much. */
+  if (!caught) return ns > typical ? ns : typical;
+  return typical == 0 ? ns : typical + (ns - typical) / 4;
+}
+
+/* The averaged oversubscription signal (rule 4), refreshed by at most one
+ * waiter per WTP_PARK_SAMPLE_MS. */
+static int machine_cpu_wait(void) {
+  int forced = atomic_load_explicit(&cpu_wait_forced, memory_order_relaxed);
+  if (forced != -2) return forced;
+  uint64_t now = wtp__now_ns();
+  uint64_t next = atomic_load_explicit(&next_sample_ns, memory_order_relaxed);
+  int avg = atomic_load_explicit(&cpu_wait_permille, memory_order_relaxed);
+  if (now < next || !atomic_compare_exchange_strong_explicit(
+                        &next_sample_ns, &next, now + SAMPLE_NS,
+                        memory_order_relaxed, memory_order_relaxed))
+    return avg;
+  int sample = wtp__os_cpu_wait_permille();
+  if (sample < 0) return avg;
+  sample = clamp(sample, 0, 1000);
+  avg = avg < 0 ? sample : (3 * avg + sample) / 4;
+  atomic_store_explicit(&cpu_wait_permille, avg, memory_order_relaxed);
+  return avg;
+}
+
+#ifdef WTP_PARK_STATS
+/* Build-time counters for bench/experiment.js ("stats" variants): what the
+ * decisions were and how the spins ended; printed to stderr at exit. */
+#include <stdio.h>
+#include <stdlib.h>
+static _Atomic long stat_no_ticket, stat_none, stat_caught, stat_out, stat_cut,
+    stat_short, stat_long;
+static void stat_print(void) {
+  fprintf(stderr,
+          "SPINSTATS decided-none %ld no-ticket %ld; spun: caught %ld out "
+          "%ld cut %ld (short %ld long %ld); cpu-wait %d permille\n",
+          (long)stat_none, (long)stat_no_ticket, (long)stat_caught,
+          (long)stat_out, (long)stat_cut, (long)stat_short, (long)stat_long,
+          atomic_load_explicit(&cpu_wait_permille, memory_order_relaxed));
+}
+__attribute__((constructor)) static void stat_init(void) { atexit(stat_print); }
+#define STAT(name) \
+  atomic_fetch_add_explicit(&stat_##name, 1, memory_order_relaxed)
+#else
+#define STAT(name) ((void)0)
+#endif
+
+/* Rule 2 again, while spinning: whether the spinners and the guest threads
+ * assigned (a wave's, assigned meanwhile) still leave this spinner a CPU. */
+static int demand_fits(void) {
+  int n = atomic_load_explicit(&spinners, memory_order_relaxed);
+  int r = atomic_load_explicit(&running, memory_order_relaxed);
+  return (long)n + (r > 0 ? r : 0) <= cpus();
+}
+
+/* How a spin ended. */
+enum { SPIN_OUT = 0, SPIN_CAUGHT = 1, SPIN_CUT = 2 };
+
+/* The policy's spin: until *word changes (SPIN_CAUGHT, *took_ns its
+ * duration), limit_ns passes (SPIN_OUT), or our threads' demand exceeds the
+ * CPUs (SPIN_CUT, rule 2). The clock and the demand are read every
+ * SPIN_RECHECK reads. */
+static int spin_for(_Atomic int32_t* word, int32_t expected, int limit_ns,
+                    int* took_ns) {
+  uint64_t start = wtp__now_ns();
+  for (unsigned i = 1;; i++) {
+    /* Relaxed: the spin only decides whether to return early; the caller
+     * re-reads the word with the order its protocol needs. */
+    if (atomic_load_explicit(word, memory_order_relaxed) != expected) {
+      uint64_t took = wtp__now_ns() - start; /* long if preempted */
+      *took_ns = took > (uint64_t)INT_MAX ? INT_MAX : (int)took;
+      return SPIN_CAUGHT;
+    }
+    if (i % SPIN_RECHECK == 0) {
+      uint64_t now = wtp__now_ns();
+      if (now - start >= (uint64_t)limit_ns) return SPIN_OUT;
+      if (!demand_fits()) return SPIN_CUT;
+    }
+    cpu_relax();
+  }
+}
+
+/* The tests' fixed spin (wtp__park_set_spin_limit): reads, no clock. */
+static int spin_reads(_Atomic int32_t* word, int32_t expected, int reads) {
+  for (int i = 0; i < reads; i++) {
+    if (atomic_load_explicit(word, memory_order_relaxed) != expected)
+      return SPIN_CAUGHT; /* relaxed: as in spin_for */
+    cpu_relax();
+  }
+  return SPIN_OUT;
+}
+
+/* The word's record after a spin that caught the change after took_ns
+ * (caught) or ran out at limit_ns. */
+static void record(spin_record_t* rec, int caught, int took_ns) {
+  int score = atomic_load_explicit(&rec->score, memory_order_relaxed);
+  atomic_store_explicit(&rec->score, wtp__spin_score_after(score, caught),
+                        memory_order_relaxed);
+  int typical = atomic_load_explicit(&rec->typical, memory_order_relaxed);
+  atomic_store_explicit(&rec->typical,
+                        wtp__spin_typical_after(typical, caught, took_ns),
+                        memory_order_relaxed);
+}
+
+/* The evidence of rule 1-4 for a waiter holding a ticket, `spinning`
+ * threads spinning (itself included), and the decision. */
+static int decide(spin_record_t* rec, int spinning, int awaits) {
+  wtp__spin_evidence_t e = {
+      .cpus = cpus(),
+      .spinning = spinning,
+      .running = atomic_load_explicit(&running, memory_order_relaxed),
+      .parked = atomic_load_explicit(&parked_total, memory_order_relaxed),
+      .awaits = awaits,
+      .score = atomic_load_explicit(&rec->score, memory_order_relaxed),
+      .typical = atomic_load_explicit(&rec->typical, memory_order_relaxed),
+      .waits = atomic_fetch_add_explicit(&rec->waits, 1, memory_order_relaxed),
+      .cpu_wait_permille = machine_cpu_wait(),
+  };
+  return wtp__spin_decide(&e);
 }
 
 /* Returns 1 if *addr changed while spinning. Spins only with a ticket. */
-static int spin(_Atomic int32_t* word, int32_t expected) {
-  int limit = atomic_load_explicit(&spin_limit_override, memory_order_relaxed);
-  if (limit == 0) return 0;
+static int spin(int32_t* addr, _Atomic int32_t* word, int32_t expected,
+                int awaits) {
+  int forced = atomic_load_explicit(&spin_limit_override, memory_order_relaxed);
+  if (forced == 0) return 0;
 
   int cap = spinner_cap();
   int n = atomic_load_explicit(&spinners, memory_order_relaxed);
   do {
-    if (n >= cap) return 0;
+    if (n >= cap) {
+      STAT(no_ticket);
+      return 0;
+    }
   } while (!atomic_compare_exchange_weak_explicit(
       &spinners, &n, n + 1, memory_order_relaxed, memory_order_relaxed));
-  if (limit < 0) limit = choose_spin_limit(n);
 
-  int changed = 0;
-  for (int i = 0; i < limit; i++) {
-    /* Relaxed: the spin only decides whether to return early; the caller
-     * re-reads the word with the order its protocol needs. */
-    if (atomic_load_explicit(word, memory_order_relaxed) != expected) {
-      changed = 1;
-      break;
-    }
-    cpu_relax();
+  if (forced > 0) {
+    int end = spin_reads(word, expected, forced);
+    atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+    return end == SPIN_CAUGHT;
   }
+  spin_record_t* rec = record_of(addr);
+  int limit_ns = decide(rec, n + 1, awaits);
+  int took_ns = 0;
+  int end = limit_ns > 0 ? spin_for(word, expected, limit_ns, &took_ns) : -1;
   atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
-  return changed;
+  if (end < 0) {
+    STAT(none);
+    return 0;
+  }
+  if (limit_ns > WTP_PARK_SHORT_SPIN_NS)
+    STAT(long);
+  else
+    STAT(short);
+  if (end == SPIN_CUT) {
+    STAT(cut); /* the demand grew: says nothing about the word */
+    return 0;
+  }
+  record(rec, end == SPIN_CAUGHT, end == SPIN_CAUGHT ? took_ns : limit_ns);
+  if (end == SPIN_CAUGHT)
+    STAT(caught);
+  else
+    STAT(out);
+  return end == SPIN_CAUGHT;
 }
 
 /* Whether the waiter's stop is visible while *word still holds expected:
@@ -398,6 +641,13 @@ static int sleep_slices(int32_t* addr, _Atomic int32_t* word, int32_t expected,
  * deadline and stop checks (sleep_slices), the withdrawal (withdraw, W4). */
 int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
               wtp_interrupted_cb interrupted, void* ctx) {
+  return wtp__park_awaiting(addr, expected, deadline_ns, interrupted, ctx,
+                            WTP_PARK_AWAITS_ANY);
+}
+
+int wtp__park_awaiting(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+                       wtp_interrupted_cb interrupted, void* ctx,
+                       enum wtp_park_awaits awaits) {
   _Atomic int32_t* word = as_atomic(addr);
 
   /* A waiter whose stop is already visible neither spins nor sleeps (a
@@ -407,7 +657,7 @@ int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
   if (stop_visible(word, expected, interrupted, ctx))
     return WTP_PARK_INTERRUPTED;
 
-  if (spin(word, expected)) return WTP_PARK_CHANGED;
+  if (spin(addr, word, expected, (int)awaits)) return WTP_PARK_CHANGED;
 
   bucket_t* b = bucket_of(addr);
   announce(b);

@@ -14,9 +14,12 @@
  *    generation with nobody waiting on it).
  *
  * 3. Spinning, only when it can pay. A waiter first re-reads the word a
- *    bounded number of times with a cpu-relax instruction between reads:
- *    long when a CPU is idle besides the waker's, short when two are left
- *    to the rest, not at all otherwise (see WTP_PARK_MAX_SPINNERS).
+ *    bounded number of times with a cpu-relax instruction between reads.
+ *    How long is decided per wait from evidence (wtp__spin_decide): the
+ *    word's own record of recent spins (did they catch the change, after
+ *    how many reads), whether the party that will change it is plausibly
+ *    on a CPU, our threads' demand for the CPUs, and whether the machine
+ *    is oversubscribed (the OS's runnable count, wtp_wait.h).
  *
  * The measurements behind each constant below are in docs/design.md ("The
  * park layer's constants") and bench/analysis.md.
@@ -51,47 +54,81 @@ extern "C" {
 #define WTP_PARK_SLICE_MS 250
 #endif
 
-/* Re-reads of the word before a waiter parks (the short spin), each
- * followed by one cpu-relax instruction (x86 pause, arm64 yield).
+/* Spins are measured in time, not in reads: the pause of a cpu-relax
+ * instruction lasts from about 10 ns (this project's 2-vCPU Xeon) to about
+ * 40 ns (Skylake-era parts), and what a spin must outlast is the awaited
+ * thread's work, which is time. A spinner reads the clock every 64 reads.
  *
- * The spin should catch a change made by a thread running on another CPU,
- * and give up before it costs what it can save when the thread it waits for
- * shares its CPU (then every iteration delays that thread). 100 takes nearly
- * all of the cross-CPU gain while a spin that cannot succeed costs less than
- * one same-CPU blocking handoff (test/c/bench_spin.c, `make -C test/c
- * spin`, measures both). On parts with a shorter pause the spin is shorter
- * in time, never longer.
- */
-#ifndef WTP_PARK_SPIN_LIMIT
-#define WTP_PARK_SPIN_LIMIT 100
+ * The short spin, in nanoseconds: the margin a word's spin gets over twice
+ * its typical catch (so a word whose changes come within a microsecond
+ * still spins about 3 us), and the spin a word without a record gets on an
+ * oversubscribed machine is WTP_PARK_CONTENDED_SPIN_NS. 3 us is what 100
+ * reads took on the AMD EPYC the first rule was measured on, where 100
+ * reads caught nearly every cross-CPU change (docs/design.md). */
+#ifndef WTP_PARK_SHORT_SPIN_NS
+#define WTP_PARK_SHORT_SPIN_NS 3000
 #endif
 
-/* A long spin, for a waiter whose spin delays nobody: while the spinners,
- * the guest threads assigned and not yet finished (counted by wtp_spawn and
- * wtp_serve) and the other threads of the process parked here (the next
- * wave's spawns wake them, and they need CPUs too) leave a CPU free besides
- * the one the waker needs. On 2 CPUs: a lone waiter only. Long enough to
- * catch the next thread of a join loop and the next wave's first spawn,
- * short enough that an idle worker parks within a tenth of a millisecond.
- */
-#ifndef WTP_PARK_IDLE_SPIN_LIMIT
-#define WTP_PARK_IDLE_SPIN_LIMIT 2000
+/* The longest spin, in nanoseconds: a waiter whose spin delays none of our
+ * threads, on a machine that is not oversubscribed, spins at most this long:
+ * long enough to catch the next thread of a loop whose threads arrive 20-50
+ * us apart (the hot-handoff row), a slot-waiting spawner's running thread,
+ * or the spawn that a worker's finish lets the spawner make; short enough
+ * that an idle worker parks within a tenth of a millisecond. A word whose
+ * recent spins caught their change sooner spins less: twice its typical
+ * catch plus WTP_PARK_SHORT_SPIN_NS. */
+#ifndef WTP_PARK_LONG_SPIN_NS
+#define WTP_PARK_LONG_SPIN_NS 60000
+#endif
+
+/* A word's spin record (wtp__spin_decide): +WTP_PARK_SCORE_CATCH per spin
+ * that caught the change, -1 per spin that ran out, clamped to
+ * [-WTP_PARK_SCORE_MAX, WTP_PARK_SCORE_MAX]. So the record rises while more
+ * than 1 in (WTP_PARK_SCORE_CATCH + 1) spins catch: a caught spin saves a
+ * wake's latency (tens of microseconds here) and both sides' system calls,
+ * a missed one costs its length in CPU and nothing in latency. At or below
+ * -WTP_PARK_SCORE_GIVE_UP the word spins only on every
+ * WTP_PARK_PROBE_EVERY-th wait (a probe, so that a word whose waits become
+ * short again is found out). */
+#ifndef WTP_PARK_SCORE_CATCH
+#define WTP_PARK_SCORE_CATCH 4
+#endif
+#ifndef WTP_PARK_SCORE_MAX
+#define WTP_PARK_SCORE_MAX 16
+#endif
+#ifndef WTP_PARK_SCORE_GIVE_UP
+#define WTP_PARK_SCORE_GIVE_UP 8
+#endif
+#ifndef WTP_PARK_PROBE_EVERY
+#define WTP_PARK_PROBE_EVERY 16
+#endif
+
+/* The machine counts as oversubscribed while, on average, at least this
+ * share (per mille) of its runnable threads find no CPU
+ * (wtp__os_cpu_wait_permille: on 2 CPUs, 3 runnable threads are 333).
+ * Then a word spins only while its record is not negative (else on
+ * probes, as a word given up), and at most
+ * WTP_PARK_CONTENDED_SPIN_NS: enough for a handoff whose partner runs
+ * (a hot handoff beside 2 busy processes: 1.9 us with a spin, 19 us
+ * without), and a word whose spins fail there stops after a few. Sampled
+ * at most once per WTP_PARK_SAMPLE_MS in the process, averaged (each
+ * sample a quarter of the average). */
+#ifndef WTP_PARK_CONTENDED_PERMILLE
+#define WTP_PARK_CONTENDED_PERMILLE 250
+#endif
+#ifndef WTP_PARK_CONTENDED_SPIN_NS
+#define WTP_PARK_CONTENDED_SPIN_NS 20000
+#endif
+#ifndef WTP_PARK_SAMPLE_MS
+#define WTP_PARK_SAMPLE_MS 10
 #endif
 
 /* Upper bound of concurrent spinners: ncpus - 1, read once (Linux: the CPU
  * affinity mask of the first thread that parks, so taskset and cgroup
- * cpusets count; else sysconf / GetSystemInfo). A waiter with a ticket then
- * spins WTP_PARK_IDLE_SPIN_LIMIT when a CPU is idle besides the waker's (see
- * above), WTP_PARK_SPIN_LIMIT when the other spinners leave two CPUs free,
- * and not at all otherwise: on two CPUs, only the long spin of a waiter
- * with nothing else running.
- *
- * The short spin needs two CPUs left free because it helps only while the
- * thread it waits for runs on another CPU, and in a guest there is nearly
- * always a third runnable party (the joining main thread, another worker
- * finishing); spinning with every CPU busy only delays the thread the
- * spinner waits for. This cap can be lowered (never raised) at build time;
- * 0 disables spinning.
+ * cpusets count; else sysconf / GetSystemInfo), so one CPU is always left
+ * to a thread the pool cannot count (the owner's guest thread, the thread
+ * that will change the word). This cap can be lowered (never raised) at
+ * build time; 0 disables spinning.
  */
 #ifndef WTP_PARK_MAX_SPINNERS
 #define WTP_PARK_MAX_SPINNERS 64
@@ -109,6 +146,13 @@ enum wtp_park_result {
                                arrived: the caller re-reads the word */
   WTP_PARK_TIMEOUT = 1,    /* deadline_ns passed with the value unchanged */
   WTP_PARK_INTERRUPTED = 2 /* interrupted() returned nonzero between slices */
+};
+
+/* What the waiter awaits, for the spin policy. */
+enum wtp_park_awaits {
+  WTP_PARK_AWAITS_ANY = 0,   /* no knowledge (a worker awaiting a spawn) */
+  WTP_PARK_AWAITS_FINISH = 1 /* a guest thread's end (a spawner awaiting a
+                                slot): plausible only while one is assigned */
 };
 
 /* Waits while *addr == expected, until the monotonic clock (wtp__now_ns)
@@ -129,6 +173,10 @@ enum wtp_park_result {
  * the waker's half of the invariant in wtp_park.c. */
 int wtp__park(int32_t* addr, int32_t expected, uint64_t deadline_ns,
               wtp_interrupted_cb interrupted, void* ctx);
+/* The same, saying what the waiter awaits (wtp__park: WTP_PARK_AWAITS_ANY). */
+int wtp__park_awaiting(int32_t* addr, int32_t expected, uint64_t deadline_ns,
+                       wtp_interrupted_cb interrupted, void* ctx,
+                       enum wtp_park_awaits awaits);
 
 /* Wakes one / every thread parked on addr; no system call at all when the
  * counter of addr's bucket is 0. */
@@ -145,10 +193,41 @@ void wtp__park_note_running(int delta);
  * internal.runningThreads(). */
 int wtp__park_running(void);
 
-/* Tests and benchmarks only: override the spin limit (-1 restores
- * WTP_PARK_SPIN_LIMIT). Any value a concurrent park reads is a valid
- * limit. */
+/* The evidence one spin decision reads (wtp_park.c gathers it; tests
+ * give it synthetic values). */
+typedef struct wtp__spin_evidence {
+  int cpus;       /* CPUs the process may run on */
+  int spinning;   /* threads spinning now, the deciding one included */
+  int running;    /* guest threads assigned and not yet done (>= 0) */
+  int parked;     /* threads of the process parked in this layer */
+  int awaits;     /* enum wtp_park_awaits */
+  int score;      /* the word's record: catches - misses, clamped */
+  int typical;    /* ns a recent catch took on the word (average); 0: none */
+  unsigned waits; /* the word's decisions so far (probe timing) */
+  int cpu_wait_permille; /* wtp__os_cpu_wait_permille, averaged; -1 unknown */
+} wtp__spin_evidence_t;
+
+/* The spin policy: how long to spin, in ns, 0 for not at all. Pure: a
+ * function of the evidence only (see "Spinning" in wtp_park.c). */
+int wtp__spin_decide(const wtp__spin_evidence_t* e);
+
+/* A word's record after one spin: caught (1) after `ns`, or ran out (0)
+ * after `ns` (its limit). Pure; the park layer stores the results. */
+int wtp__spin_score_after(int score, int caught);
+int wtp__spin_typical_after(int typical, int caught, int ns);
+
+/* Tests and benchmarks only: spin exactly `limit` reads (cpu-relax
+ * instructions) whenever a ticket is free, without the policy or its
+ * record; 0 never spins; -1 restores the policy. Any value a concurrent
+ * park reads is a valid limit. */
 void wtp__park_set_spin_limit(int limit);
+
+/* Tests only: the spin record of addr's bucket (score and typical catch in
+ * ns), and a fixed machine signal in place of the OS's (per mille as
+ * wtp__os_cpu_wait_permille; -2 restores sampling). Relaxed, as the
+ * record and the signal themselves. */
+void wtp__park_spin_record(const int32_t* addr, int* score, int* typical);
+void wtp__park_set_cpu_wait(int permille);
 
 #ifdef __cplusplus
 }

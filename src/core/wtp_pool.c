@@ -744,8 +744,11 @@ static int32_t claim(wtp_spawner_t* sp, claim_state_t* cs, wtp_reason_t* reason,
       *reason = step.reason;
       return -1;
     }
-    if (wtp__park(pool->words + WTP_H_GENERATION, generation, step.until,
-                  sp->interrupted, sp->ctx) == WTP_PARK_INTERRUPTED) {
+    /* A slot frees when a running guest thread ends: the spin policy
+     * spins only while one is assigned (wtp_park.c, "Spinning"). */
+    if (wtp__park_awaiting(pool->words + WTP_H_GENERATION, generation,
+                           step.until, sp->interrupted, sp->ctx,
+                           WTP_PARK_AWAITS_FINISH) == WTP_PARK_INTERRUPTED) {
       *reason = WTP_REASON_INTERRUPTED;
       return -1;
     }

@@ -36,10 +36,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h> /* getloadavg */
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "wtp_wait.h"
 
@@ -175,4 +177,15 @@ void wtp__wake_all(int32_t* addr) {
            errno == EINTR) {
     }
   }
+}
+
+/* wtp_wait.h: macOS exposes no instantaneous runnable count cheaply; the
+ * 1-minute load average counts runnable threads machine-wide, so its excess
+ * over the CPUs is the share of them waiting for one (slower to follow). */
+int wtp__os_cpu_wait_permille(void) {
+  double load;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (getloadavg(&load, 1) != 1 || cpus < 1 || !(load >= 0)) return -1;
+  if (load <= (double)cpus) return 0;
+  return (int)((load - (double)cpus) * 1000.0 / load);
 }

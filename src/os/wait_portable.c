@@ -160,3 +160,6 @@ static void wake(int32_t* addr, int all) {
 void wtp__wake_one(int32_t* addr) { wake(addr, 0); }
 
 void wtp__wake_all(int32_t* addr) { wake(addr, 1); }
+
+/* wtp_wait.h: no portable scheduler signal; unknown. */
+int wtp__os_cpu_wait_permille(void) { return -1; }

@@ -65,3 +65,6 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns) {
 void wtp__wake_one(int32_t* addr) { WakeByAddressSingle((PVOID)addr); }
 
 void wtp__wake_all(int32_t* addr) { WakeByAddressAll((PVOID)addr); }
+
+/* wtp_wait.h: Windows offers no cheap per-thread run delay; unknown. */
+int wtp__os_cpu_wait_permille(void) { return -1; }

@@ -11,7 +11,10 @@
  *   wait_portable.c  a fixed table of mutex + condition variable buckets
  *                    hashed by address (any POSIX system)
  *
- * binding.gyp and test/c/Makefile pick exactly one of them.
+ * binding.gyp and test/c/Makefile pick exactly one of them. Each also
+ * answers wtp__os_cpu_wait_permille (below), the one scheduler signal the
+ * park layer's spin policy reads: Linux from the kernel's runnable count,
+ * macOS from the load average, Windows and the portable file "unknown".
  *
  * These waits see only each other: they never wake, nor are woken by, a
  * JavaScript Atomics.wait / Atomics.notify on the same word (V8 keeps its own
@@ -70,5 +73,20 @@ int wtp__wait(int32_t* addr, int32_t expected, uint64_t deadline_ns);
 /* Wakes at most one / every thread blocked in wtp__wait on addr. */
 void wtp__wake_one(int32_t* addr);
 void wtp__wake_all(int32_t* addr);
+
+/* How oversubscribed the CPUs are: the share (per mille, 0..1000) of the
+ * runnable threads that find no CPU, (runnable - cpus) / runnable when
+ * there are more runnable threads than CPUs, else 0; -1 when the OS does
+ * not say (the caller keeps what it knew, or decides without it).
+ *
+ *   Linux    the kernel's count of runnable tasks right now (the fourth
+ *            field of /proc/loadavg) against the online CPUs: one noisy
+ *            sample, which the caller averages
+ *   macOS    the same from the 1-minute load average (slower to follow)
+ *   Windows, portable   -1 (no cheap signal)
+ *
+ * Costs a few system calls (an open, a read, a close on Linux): the park
+ * layer calls it at most once per WTP_PARK_SAMPLE_MS in the process. */
+int wtp__os_cpu_wait_permille(void);
 
 #endif /* WTP_WAIT_H */

@@ -3,8 +3,9 @@
  * Two threads pass a token through one word with wtp__park /
  * wtp__unpark_one, for several spin limits, with the threads pinned to
  * different CPUs ("split"), to the same CPU ("same") or left to the
- * scheduler ("free"). Prints the best round trip of several runs. Used to
- * choose WTP_PARK_SPIN_LIMIT; `make -C test/c spin`. Not a test. */
+ * scheduler ("free"). Prints the best round trip of several runs; the last
+ * line is the adaptive policy (wtp__spin_decide). Used to choose the spin
+ * lengths of wtp_park.h; `make -C test/c spin`. Not a test. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -83,9 +84,9 @@ int main(int argc, char** argv) {
    * affinity: park once before any pinning. */
   int32_t x = 0;
   wtp__park(&x, 0, 0, NULL, NULL);
-  static const int limits[] = {0, 50, 100, 150, 200, 400, 2000};
-  printf("round trip (us), best of 7 x %d; default spin limit %d\n", rounds,
-         WTP_PARK_SPIN_LIMIT);
+  static const int limits[] = {0, 50, 100, 150, 200, 400, 2000, -1};
+  printf("round trip (us), best of 7 x %d; spin in reads, -1: the policy\n",
+         rounds);
   printf("%8s %10s %10s %10s\n", "spin", "split", "same", "free");
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
     wtp__park_set_spin_limit(limits[i]);
