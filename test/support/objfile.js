@@ -408,6 +408,8 @@ const LIBC = new Set([
   "utimensat",
   "write",
   "writev",
+  // The CLI's exitProcess (src/node/binding_wasi.c): the program's end on a thread other than the main one.
+  "_exit",
 ]);
 const LINUX_LIBRARIES = {
   glibc: new Set(["libc.so.6", "libpthread.so.0", "libm.so.6", "libdl.so.2"]),
@@ -471,6 +473,9 @@ const LIBSYSTEM = new Set([
   "_pthread_cond_broadcast",
   "_pthread_cond_destroy",
   "dyld_stub_binder",
+  // The spin policy's machine signal (src/os/wait_darwin.c) and the CLI's exitProcess (src/node/binding_wasi.c).
+  "_getloadavg",
+  "__exit",
   // The program's C WASI (src/wasi/); $INODE64 are x86-64's 64-bit-inode names.
   "___bzero",
   "___memcpy_chk",
