@@ -1104,7 +1104,7 @@ function createWorkerGrower({ wasmModule, memory, processState, onWorker = null 
   const { program } = processState;
   return function grow(slot) {
     noteGrow(program, slot);
-    const worker = new import_node_worker_threads3.Worker(POOL_WORKER_URL, {
+    const worker = new import_node_worker_threads4.Worker(POOL_WORKER_URL, {
       execArgv: program.execArgv,
       workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path }
     });
@@ -1139,10 +1139,10 @@ function createProgramThreadSpawn({ wasmModule, memory, processState }) {
   const { claim: claim2, growing, hasRoom: hasRoom2 } = createPoolSpawns({ wasmModule, memory, processState });
   return createProgramSpawn(processState.program, { claim: claim2, grow: growing, hasRoom: hasRoom2 });
 }
-var import_node_worker_threads3, POOL_WORKER_URL;
+var import_node_worker_threads4, POOL_WORKER_URL;
 var init_pool2 = __esm({
   "lib/program/pool.js"() {
-    import_node_worker_threads3 = require("node:worker_threads");
+    import_node_worker_threads4 = require("node:worker_threads");
     init_binding();
     init_layout();
     init_pool();
@@ -1180,7 +1180,7 @@ function programThreadSpawn({ wasmModule, memory, processState }) {
   };
 }
 function startQueueWatcher(wasmModule, memory, processState) {
-  const worker = new import_node_worker_threads4.Worker(WATCH_WORKER_URL, {
+  const worker = new import_node_worker_threads5.Worker(WATCH_WORKER_URL, {
     execArgv: processState.program.execArgv,
     workerData: { wasmModule, memory, processState }
   });
@@ -1246,10 +1246,10 @@ function runProgramMainWith({ wasmModule, program, imports, attachMemory, onEnd 
   }
   endProgram(program, 0, onEnd);
 }
-var import_node_worker_threads4, WATCH_WORKER_URL;
+var import_node_worker_threads5, WATCH_WORKER_URL;
 var init_runtime = __esm({
   "lib/program/runtime.js"() {
-    import_node_worker_threads4 = require("node:worker_threads");
+    import_node_worker_threads5 = require("node:worker_threads");
     init_pool();
     init_control();
     init_pool2();
@@ -1422,10 +1422,13 @@ var init_wasi_node = __esm({
 });
 
 // lib/program/pool-worker.js
-var import_node_worker_threads6 = require("node:worker_threads");
+var import_node_worker_threads7 = require("node:worker_threads");
 init_backend2();
 init_internal();
 init_validate();
+
+// lib/worker/slot.js
+var import_node_worker_threads3 = require("node:worker_threads");
 
 // lib/worker/thread-runner.js
 function createThreadRunner(runtime, { freshInstances = false } = {}) {
@@ -1447,6 +1450,21 @@ function createThreadRunner(runtime, { freshInstances = false } = {}) {
     }
   };
 }
+async function startThreadRunner(makeRuntime, runnerOptions) {
+  let runtime = null;
+  try {
+    runtime = await makeRuntime();
+    const runner = createThreadRunner(runtime, runnerOptions);
+    runner.adopt(runtime.instantiate());
+    return { runtime, runner };
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+    }
+    throw error;
+  }
+}
 function createRunThread(runner, onTrap) {
   return function runThread(tid, startArg) {
     try {
@@ -1460,12 +1478,48 @@ function createRunThread(runner, onTrap) {
   };
 }
 
-// lib/program/pool-worker.js
+// lib/worker/slot.js
 init_write_sync();
+function writeLine(text) {
+  try {
+    writeAllSync(2, Buffer.from(text));
+  } catch {
+  }
+}
+function describe(error) {
+  return error?.stack ?? String(error);
+}
+async function startOrRetire(poolOps, slot, start) {
+  try {
+    return await start();
+  } catch (error) {
+    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}
+`);
+    poolOps.retire(slot);
+    throw error;
+  }
+}
+function serveSlot(poolOps, slot, { runtime, runner }) {
+  let fault = null;
+  const runThread = createRunThread(runner, (tid, error) => {
+    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}
+`);
+    fault = error;
+  });
+  try {
+    poolOps.serve(slot, runThread, import_node_worker_threads3.threadId);
+  } finally {
+    try {
+      runtime.close();
+    } catch {
+    }
+  }
+  return fault;
+}
 
 // lib/program/wasi-c.js
 var import_node_fs3 = require("node:fs");
-var import_node_worker_threads5 = require("node:worker_threads");
+var import_node_worker_threads6 = require("node:worker_threads");
 init_binding();
 init_control();
 init_runtime();
@@ -1510,7 +1564,7 @@ function exitProcessNow(program) {
     } catch {
     }
   }
-  if (import_node_worker_threads5.isMainThread) process.exit(exitCode);
+  if (import_node_worker_threads6.isMainThread) process.exit(exitCode);
   native.binding.exitProcess(exitCode);
 }
 function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
@@ -1522,56 +1576,18 @@ function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, worke
 }
 
 // lib/program/pool-worker.js
-function writeLine(text) {
-  try {
-    writeAllSync(2, Buffer.from(text));
-  } catch {
-  }
-}
-var describe = (error) => error?.stack ?? String(error);
 async function createRuntime({ wasmModule, memory, processState, slot }) {
   const options = { wasmModule, memory, processState, workerIndex: slot };
   if (processState.program.wasiId) return createWasiThreadWorkerRuntime(options);
   const { createWasiThreadWorkerRuntime: createWasiThreadWorkerRuntime3 } = await Promise.resolve().then(() => (init_wasi_node(), wasi_node_exports));
   return createWasiThreadWorkerRuntime3(options);
 }
-async function startRuntime(poolOps, slot) {
-  let runtime = null;
-  try {
-    runtime = await createRuntime({ ...import_node_worker_threads6.workerData, slot });
-    const runner = createThreadRunner(runtime);
-    runner.adopt(runtime.instantiate());
-    return { runtime, runner };
-  } catch (error) {
-    try {
-      runtime?.close();
-    } catch {
-    }
-    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}
-`);
-    poolOps.retire(slot);
-    throw error;
-  }
-}
 async function servePoolSlot() {
-  const { pool, slot } = import_node_worker_threads6.workerData;
+  const { pool, slot } = import_node_worker_threads7.workerData;
   const poolOps = bindWasiThreadPool(pool);
   checkSlot(pool.control, slot);
-  const { runtime, runner } = await startRuntime(poolOps, slot);
-  let fault = null;
-  const runThread = createRunThread(runner, (tid, error) => {
-    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}
-`);
-    fault = error;
-  });
-  try {
-    poolOps.serve(slot, runThread, import_node_worker_threads6.threadId);
-  } finally {
-    try {
-      runtime.close();
-    } catch {
-    }
-  }
+  const started = await startOrRetire(poolOps, slot, () => startThreadRunner(() => createRuntime({ ...import_node_worker_threads7.workerData, slot })));
+  const fault = serveSlot(poolOps, slot, started);
   if (fault) throw fault;
 }
 servePoolSlot();

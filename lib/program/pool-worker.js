@@ -16,24 +16,14 @@
 //
 // workerData: {wasmModule, memory, processState, pool, slot}
 
-import { threadId, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 // The addon for native pools, handed to lib/pool/backend.js before the pool is bound.
 import "../native/backend.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { checkSlot } from "../pool/validate.js";
-import { createRunThread, createThreadRunner } from "../worker/thread-runner.js";
-import { writeAllSync } from "../worker/write-sync.js";
+import { serveSlot, startOrRetire } from "../worker/slot.js";
+import { startThreadRunner } from "../worker/thread-runner.js";
 import { createWasiThreadWorkerRuntime as createCWasiRuntime } from "./wasi-c.js";
-
-function writeLine(text) {
-  try {
-    writeAllSync(2, Buffer.from(text));
-  } catch {
-    // stderr gone: nothing better to do.
-  }
-}
-
-const describe = (error) => error?.stack ?? String(error);
 
 // The program's runtime for this worker: node:wasi only when there is no C WASI.
 async function createRuntime({ wasmModule, memory, processState, slot }) {
@@ -43,50 +33,14 @@ async function createRuntime({ wasmModule, memory, processState, slot }) {
   return createWasiThreadWorkerRuntime(options);
 }
 
-// The runtime and its runner, with the first thread's instance made (a
-// module this worker cannot instantiate fails here, before it takes a
-// thread); on failure the slot is retired and the error thrown.
-async function startRuntime(poolOps, slot) {
-  let runtime = null;
-  try {
-    runtime = await createRuntime({ ...workerData, slot });
-    const runner = createThreadRunner(runtime);
-    runner.adopt(runtime.instantiate());
-    return { runtime, runner };
-  } catch (error) {
-    try {
-      runtime?.close();
-    } catch {
-      // Closing is best effort; the start-up error is the one to report.
-    }
-    // The slot already holds the thread this worker was started for.
-    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
-    poolOps.retire(slot);
-    throw error;
-  }
-}
-
 // Serves the slot until it is retired; a trap ends this worker with the
 // error (a program's trap has ended the program before it gets here).
 async function servePoolSlot() {
   const { pool, slot } = workerData;
   const poolOps = bindWasiThreadPool(pool);
   checkSlot(pool.control, slot);
-  const { runtime, runner } = await startRuntime(poolOps, slot);
-  let fault = null;
-  const runThread = createRunThread(runner, (tid, error) => {
-    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
-    fault = error;
-  });
-  try {
-    poolOps.serve(slot, runThread, threadId);
-  } finally {
-    try {
-      runtime.close();
-    } catch {
-      // best effort
-    }
-  }
+  const started = await startOrRetire(poolOps, slot, () => startThreadRunner(() => createRuntime({ ...workerData, slot })));
+  const fault = serveSlot(poolOps, slot, started);
   if (fault) throw fault;
 }
 

@@ -8,7 +8,7 @@ var __export = (target, all) => {
 };
 
 // lib/worker/node.js
-var import_node_worker_threads3 = require("node:worker_threads");
+var import_node_worker_threads4 = require("node:worker_threads");
 
 // lib/native/backend.js
 var import_node_worker_threads2 = require("node:worker_threads");
@@ -2052,6 +2052,21 @@ function createThreadRunner(runtime, { freshInstances: freshInstances2 = false }
     }
   };
 }
+async function startThreadRunner(makeRuntime, runnerOptions) {
+  let runtime = null;
+  try {
+    runtime = await makeRuntime();
+    const runner = createThreadRunner(runtime, runnerOptions);
+    runner.adopt(runtime.instantiate());
+    return { runtime, runner };
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+    }
+    throw error;
+  }
+}
 function createRunThread(runner, onTrap) {
   return function runThread(tid, startArg) {
     try {
@@ -2402,7 +2417,7 @@ async function loadRuntime(runtimeModule) {
   }
   return plugged;
 }
-async function startRuntime({
+function startRuntime({
   runtimeModule,
   extraImports = [],
   options,
@@ -2410,29 +2425,25 @@ async function startRuntime({
   freshInstances: freshInstances2 = false,
   nodeDescriptors = false
 }) {
-  let runtime = null;
-  try {
-    const runtimeApi = await loadRuntime(runtimeModule);
-    const own = runtimeApi === runtime_exports;
-    const resolveModules = typeof runtimeApi.resolveModuleExtraImports === "function" ? runtimeApi.resolveModuleExtraImports : resolveModuleExtraImports;
-    let resolved = await resolveModules(extraImports ?? []);
-    if (nodeDescriptors && typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
-      resolved = runtimeApi.resolveNodeFlatsqlIoDescriptors(resolved);
-    }
-    const all = { ...options, extraImports: resolved };
-    if (own) Object.assign(all, ownOptions, { freshInstances: freshInstances2 });
-    runtime = runtimeApi.createWasiThreadWorkerRuntime(all);
-    const runner = createThreadRunner(runtime, { freshInstances: freshInstances2 });
-    runner.adopt(runtime.instantiate());
-    return { runtime, runner };
-  } catch (error) {
-    try {
-      runtime?.close();
-    } catch {
-    }
-    throw error;
-  }
+  return startThreadRunner(
+    async () => {
+      const runtimeApi = await loadRuntime(runtimeModule);
+      const own = runtimeApi === runtime_exports;
+      const resolveModules = typeof runtimeApi.resolveModuleExtraImports === "function" ? runtimeApi.resolveModuleExtraImports : resolveModuleExtraImports;
+      let resolved = await resolveModules(extraImports ?? []);
+      if (nodeDescriptors && typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
+        resolved = runtimeApi.resolveNodeFlatsqlIoDescriptors(resolved);
+      }
+      const all = { ...options, extraImports: resolved };
+      if (own) Object.assign(all, ownOptions, { freshInstances: freshInstances2 });
+      return runtimeApi.createWasiThreadWorkerRuntime(all);
+    },
+    { freshInstances: freshInstances2 }
+  );
 }
+
+// lib/worker/slot.js
+var import_node_worker_threads3 = require("node:worker_threads");
 
 // lib/worker/write-sync.js
 var import_node_fs2 = require("node:fs");
@@ -2454,11 +2465,7 @@ function writeAllSync(fd, bytes, maxRetries = 1e3) {
   }
 }
 
-// lib/worker/node.js
-var { pool, slot, execArgv } = import_node_worker_threads3.workerData;
-var freshInstances = import_node_worker_threads3.workerData.freshInstances === true;
-var poolOps = bindWasiThreadPool(pool);
-checkSlot(pool.control, slot);
+// lib/worker/slot.js
 function writeLine(text) {
   try {
     writeAllSync(2, Buffer.from(text));
@@ -2468,13 +2475,46 @@ function writeLine(text) {
 function describe(error) {
   return error?.stack ?? String(error);
 }
+async function startOrRetire(poolOps2, slot2, start) {
+  try {
+    return await start();
+  } catch (error) {
+    writeLine(`[wasi-thread] guest thread ${poolOps2.lastTid(slot2)} failed to instantiate: ${describe(error)}
+`);
+    poolOps2.retire(slot2);
+    throw error;
+  }
+}
+function serveSlot(poolOps2, slot2, { runtime, runner }) {
+  let fault = null;
+  const runThread = createRunThread(runner, (tid, error) => {
+    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}
+`);
+    fault = error;
+  });
+  try {
+    poolOps2.serve(slot2, runThread, import_node_worker_threads3.threadId);
+  } finally {
+    try {
+      runtime.close();
+    } catch {
+    }
+  }
+  return fault;
+}
+
+// lib/worker/node.js
+var { pool, slot, execArgv } = import_node_worker_threads4.workerData;
+var freshInstances = import_node_worker_threads4.workerData.freshInstances === true;
+var poolOps = bindWasiThreadPool(pool);
+checkSlot(pool.control, slot);
 var children = /* @__PURE__ */ new Map();
 var CHILD_GRACE_MS = 1e3;
 function grow(nextSlot) {
-  if (import_node_worker_threads3.workerData.lineage && nextSlot < import_node_worker_threads3.workerData.lineage.length) Atomics.store(import_node_worker_threads3.workerData.lineage, nextSlot, slot + 1);
-  const worker = new import_node_worker_threads3.Worker(new URL(__wtpImportMetaUrl), {
+  if (import_node_worker_threads4.workerData.lineage && nextSlot < import_node_worker_threads4.workerData.lineage.length) Atomics.store(import_node_worker_threads4.workerData.lineage, nextSlot, slot + 1);
+  const worker = new import_node_worker_threads4.Worker(new URL(__wtpImportMetaUrl), {
     execArgv,
-    workerData: { ...import_node_worker_threads3.workerData, slot: nextSlot }
+    workerData: { ...import_node_worker_threads4.workerData, slot: nextSlot }
   });
   worker.unref();
   worker.on("error", () => {
@@ -2499,18 +2539,16 @@ async function settleChildren() {
   children.clear();
 }
 async function servePoolSlot() {
-  let runtime;
-  let runner;
-  try {
+  const started = await startOrRetire(poolOps, slot, () => {
     const spawn = poolOps.createSpawn({ grow });
-    ({ runtime, runner } = await startRuntime({
-      runtimeModule: import_node_worker_threads3.workerData.runtimeModule,
-      extraImports: import_node_worker_threads3.workerData.extraImports,
+    return startRuntime({
+      runtimeModule: import_node_worker_threads4.workerData.runtimeModule,
+      extraImports: import_node_worker_threads4.workerData.extraImports,
       options: {
-        wasmModule: import_node_worker_threads3.workerData.wasmModule,
-        memory: import_node_worker_threads3.workerData.memory,
-        hostcallChannel: import_node_worker_threads3.workerData.hostcallChannel ?? null,
-        processState: import_node_worker_threads3.workerData.processState,
+        wasmModule: import_node_worker_threads4.workerData.wasmModule,
+        memory: import_node_worker_threads4.workerData.memory,
+        hostcallChannel: import_node_worker_threads4.workerData.hostcallChannel ?? null,
+        processState: import_node_worker_threads4.workerData.processState,
         workerIndex: slot,
         threadSpawn: (startArg) => spawn(startArg).tid
       },
@@ -2518,29 +2556,14 @@ async function servePoolSlot() {
       ownOptions: { writeOutput: writeAllSync },
       freshInstances,
       nodeDescriptors: true
-    }));
-  } catch (error) {
-    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}
-`);
-    poolOps.retire(slot);
-    throw error;
-  }
-  let fault = null;
-  const runThread = createRunThread(runner, (tid, error) => {
-    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}
-`);
-    fault = error;
+    });
   });
+  let fault;
   try {
-    poolOps.serve(slot, runThread, import_node_worker_threads3.threadId);
+    fault = serveSlot(poolOps, slot, started);
   } catch (error) {
     retireChildren();
     throw error;
-  } finally {
-    try {
-      runtime.close();
-    } catch {
-    }
   }
   await settleChildren();
   if (fault) throw fault;

@@ -16,12 +16,13 @@
 // lib/worker/runtime.js's, the instance policy, and the owner's record of which
 // worker grew which slot, absent when the owner keeps none.)
 
-import { threadId, Worker, workerData } from "node:worker_threads";
+import { Worker, workerData } from "node:worker_threads";
 // The addon for native pools, handed to lib/pool/backend.js before the pool is bound.
 import "../native/backend.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { checkSlot } from "../pool/validate.js";
-import { createRunThread, startRuntime } from "./shared.js";
+import { startRuntime } from "./shared.js";
+import { serveSlot, startOrRetire } from "./slot.js";
 import { writeAllSync } from "./write-sync.js";
 
 const { pool, slot, execArgv } = workerData;
@@ -29,18 +30,6 @@ const freshInstances = workerData.freshInstances === true;
 // The one check of the pool and of this worker's slot (lib/pool/internal.js).
 const poolOps = bindWasiThreadPool(pool);
 checkSlot(pool.control, slot);
-
-function writeLine(text) {
-  try {
-    writeAllSync(2, Buffer.from(text));
-  } catch {
-    // stderr gone: nothing better to do.
-  }
-}
-
-function describe(error) {
-  return error?.stack ?? String(error);
-}
 
 // Workers started by guest threads of this worker. Node ends them when this
 // thread ends; their slots are retired here first, so that no spawner waits
@@ -92,11 +81,9 @@ async function settleChildren() {
 // Starts this worker's runtime, serves its slot until the slot is retired,
 // then lets its children finish. A trap ends this worker with the error.
 async function servePoolSlot() {
-  let runtime;
-  let runner;
-  try {
+  const started = await startOrRetire(poolOps, slot, () => {
     const spawn = poolOps.createSpawn({ grow });
-    ({ runtime, runner } = await startRuntime({
+    return startRuntime({
       runtimeModule: workerData.runtimeModule,
       extraImports: workerData.extraImports,
       options: {
@@ -111,31 +98,15 @@ async function servePoolSlot() {
       ownOptions: { writeOutput: writeAllSync },
       freshInstances,
       nodeDescriptors: true,
-    }));
-  } catch (error) {
-    // The slot already holds the thread this worker was started for.
-    writeLine(`[wasi-thread] guest thread ${poolOps.lastTid(slot)} failed to instantiate: ${describe(error)}\n`);
-    poolOps.retire(slot);
-    throw error;
-  }
-
-  let fault = null;
-  const runThread = createRunThread(runner, (tid, error) => {
-    writeLine(`[wasi-thread] guest thread ${tid} trapped: ${describe(error)}\n`);
-    fault = error; // the slot is retired; this worker ends
+    });
   });
 
+  let fault;
   try {
-    poolOps.serve(slot, runThread, threadId);
+    fault = serveSlot(poolOps, slot, started);
   } catch (error) {
     retireChildren();
     throw error;
-  } finally {
-    try {
-      runtime.close();
-    } catch {
-      // best effort
-    }
   }
 
   await settleChildren();

@@ -10,7 +10,7 @@
 // import node: modules or lib/native/.
 
 import * as ownRuntime from "./runtime.js";
-import { createRunThread } from "./thread-runner.js";
+import { createRunThread, startThreadRunner } from "./thread-runner.js";
 
 // The runtime API: this package's, or the module named by runtimeModule
 // (space-data-module-sdk's, for SDK-specific extraImports and hostcalls),
@@ -37,9 +37,9 @@ export async function loadRuntime(runtimeModule) {
 //   nodeDescriptors pass the descriptors through a plugged runtime's
 //                   resolveNodeFlatsqlIoDescriptors, when it has one (Node)
 //
-// Returns {runtime, runner}. On failure the runtime is closed (best effort)
-// and the error thrown.
-export async function startRuntime({
+// Returns a promise of {runtime, runner} (lib/worker/thread-runner.js,
+// startThreadRunner: on failure the runtime is closed and the error thrown).
+export function startRuntime({
   runtimeModule,
   extraImports = [],
   options,
@@ -47,34 +47,26 @@ export async function startRuntime({
   freshInstances = false,
   nodeDescriptors = false,
 }) {
-  let runtime = null;
-  try {
-    const runtimeApi = await loadRuntime(runtimeModule);
-    const own = runtimeApi === ownRuntime;
-    const resolveModules =
-      typeof runtimeApi.resolveModuleExtraImports === "function"
-        ? runtimeApi.resolveModuleExtraImports
-        : ownRuntime.resolveModuleExtraImports;
-    let resolved = await resolveModules(extraImports ?? []);
-    // A plugged runtime (the SDK's) may come with its Node-only descriptor
-    // resolver (flatsql-io-node).
-    if (nodeDescriptors && typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
-      resolved = runtimeApi.resolveNodeFlatsqlIoDescriptors(resolved);
-    }
-    const all = { ...options, extraImports: resolved };
-    if (own) Object.assign(all, ownOptions, { freshInstances });
-    runtime = runtimeApi.createWasiThreadWorkerRuntime(all);
-    const runner = ownRuntime.createThreadRunner(runtime, { freshInstances });
-    runner.adopt(runtime.instantiate());
-    return { runtime, runner };
-  } catch (error) {
-    try {
-      runtime?.close();
-    } catch {
-      // Closing is best effort; the start-up error is the one to report.
-    }
-    throw error;
-  }
+  return startThreadRunner(
+    async () => {
+      const runtimeApi = await loadRuntime(runtimeModule);
+      const own = runtimeApi === ownRuntime;
+      const resolveModules =
+        typeof runtimeApi.resolveModuleExtraImports === "function"
+          ? runtimeApi.resolveModuleExtraImports
+          : ownRuntime.resolveModuleExtraImports;
+      let resolved = await resolveModules(extraImports ?? []);
+      // A plugged runtime (the SDK's) may come with its Node-only descriptor
+      // resolver (flatsql-io-node).
+      if (nodeDescriptors && typeof runtimeApi.resolveNodeFlatsqlIoDescriptors === "function") {
+        resolved = runtimeApi.resolveNodeFlatsqlIoDescriptors(resolved);
+      }
+      const all = { ...options, extraImports: resolved };
+      if (own) Object.assign(all, ownOptions, { freshInstances });
+      return runtimeApi.createWasiThreadWorkerRuntime(all);
+    },
+    { freshInstances },
+  );
 }
 
 // createRunThread: lib/worker/thread-runner.js (shared with the runner's pool

@@ -42,6 +42,29 @@ export function createThreadRunner(runtime, { freshInstances = false } = {}) {
   };
 }
 
+// A worker's runtime and runner, with the first thread's instance made as a
+// probe: a module the worker cannot instantiate fails here, before it takes
+// any thread (with reuse, the first thread runs on this instance).
+// makeRuntime() returns the runtime (or a promise of it); runnerOptions are
+// createThreadRunner's. Returns {runtime, runner}; on failure the runtime is
+// closed (best effort) and the error thrown.
+export async function startThreadRunner(makeRuntime, runnerOptions) {
+  let runtime = null;
+  try {
+    runtime = await makeRuntime();
+    const runner = createThreadRunner(runtime, runnerOptions);
+    runner.adopt(runtime.instantiate());
+    return { runtime, runner };
+  } catch (error) {
+    try {
+      runtime?.close();
+    } catch {
+      // Closing is best effort; the start-up error is the one to report.
+    }
+    throw error;
+  }
+}
+
 // runThread for serveWasiThreadPoolSlot: true when the thread ended (proc_exit
 // on a thread ends that thread normally), false after a trap, which retires
 // the slot and ends the serve loop; onTrap(tid, error) hears of the trap.
