@@ -11,7 +11,17 @@
  * every thread sees one offset and one position.
  *
  * fdflags:
- *   APPEND    the description's O_APPEND (fcntl), as the kernel applies it.
+ *   APPEND    per descriptor (the entry's flag), never the description's
+ *             O_APPEND: fd_fdstat_set_flags changes no host description
+ *             (stdio's is shared with the shell and other processes), and a
+ *             positioned write (fd_pwrite) writes at its offset, as wasmtime
+ *             does. fd_write on an APPEND regular file appends each write
+ *             atomically with pwritev2(RWF_APPEND) (Linux 4.16+); elsewhere
+ *             (macOS, older kernels) it seeks to the end and writes under the
+ *             entry's lock, atomic among the program's threads but not
+ *             against another process appending to the same file. A stdio
+ *             description the host opened with O_APPEND (`>>file`) keeps it:
+ *             writes to it append whatever the guest's flag says.
  *   NONBLOCK  emulated: the OS description stays as wasi_poll.c made it; a
  *             call that would wait answers EAGAIN instead.
  *   DSYNC     emulated: fdatasync after each write (fsync on macOS).
@@ -226,6 +236,30 @@ static ssize_t file_io(int fd, const struct iovec *iov, int count,
   return writing ? writev(fd, iov, count) : readv(fd, iov, count);
 }
 
+#if defined(__linux__) && !defined(RWF_APPEND)
+#define RWF_APPEND 0x10 /* <linux/fs.h>; older C library headers lack it */
+#endif
+
+/* A write at the end of a regular file for an APPEND entry (see the top). */
+static ssize_t append_io(wtp__wasi_entry *entry, const struct iovec *iov,
+                         int count) {
+#ifdef __linux__
+  /* Offset -1: the description's offset is used and left at the end, as an
+   * O_APPEND write leaves it. */
+  ssize_t n = pwritev2(entry->io_fd, iov, count, -1, RWF_APPEND);
+  if (n >= 0 || (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS))
+    return n;
+#endif
+  wtp__wasi_entry_lock(entry);
+  ssize_t written = -1;
+  if (lseek(entry->io_fd, 0, SEEK_END) >= 0)
+    written = file_io(entry->io_fd, iov, count, 1);
+  int saved = errno;
+  wtp__wasi_entry_unlock(entry);
+  errno = saved;
+  return written;
+}
+
 /* fd_read / fd_write / sock_recv / sock_send: the iovec list at args, the
  * byte count stored at result_ptr. */
 static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
@@ -243,9 +277,13 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
   if (t->sockets && !is_socket(entry)) {
     err = WASI_ENOTSOCK;
   } else if (entry->io_kind == WASI_IO_FILE) {
+    int append = t->write && entry->filetype == WASI_FILETYPE_REGULAR_FILE &&
+                 (atomic_load_explicit(&entry->fdflags, memory_order_relaxed) &
+                  WASI_FDFLAGS_APPEND);
     ssize_t n;
     do {
-      n = file_io(entry->io_fd, iov, count, t->write);
+      n = append ? append_io(entry, iov, count)
+                 : file_io(entry->io_fd, iov, count, t->write);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
       err = wtp__wasi_errno(errno);
@@ -499,15 +537,8 @@ static int op_set_times(const wtp__wasi_entry *entry, const uint64_t *args) {
 static int op_set_flags(const wtp__wasi_entry *entry, const uint64_t *args) {
   uint64_t flags = args[1];
   if (flags & ~(uint64_t)WASI_FDFLAGS_ALL) return EINVAL;
-  /* APPEND lives in the description (every fd of it sees it); the rest are
-   * emulated in the entry (see the top of this file). */
-  int fds[2] = {entry->host_fd, entry->io_fd};
-  for (int i = 0; i < (fds[1] == fds[0] ? 1 : 2); i++) {
-    int host = fcntl(fds[i], F_GETFL);
-    if (host < 0) return errno;
-    int want = flags & WASI_FDFLAGS_APPEND ? host | O_APPEND : host & ~O_APPEND;
-    if (want != host && fcntl(fds[i], F_SETFL, want) != 0) return errno;
-  }
+  /* Every flag lives in the entry; no host description changes (see the
+   * top of this file). */
   atomic_store_explicit(&((wtp__wasi_entry *)entry)->fdflags, (uint16_t)flags,
                         memory_order_relaxed);
   return 0;
@@ -662,6 +693,20 @@ WTP__WASI_CALL(sock_send) {
                      &t);
 }
 
+/* accept with close-on-exec set atomically where the OS can (accept4:
+ * Linux), so that a process the host spawns meanwhile never inherits the
+ * connection; elsewhere (macOS) set right after, the narrow window that
+ * remains there. */
+static int accept_cloexec(int listener) {
+#ifdef __linux__
+  return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+#else
+  int client = accept(listener, NULL, NULL);
+  if (client >= 0) fcntl(client, F_SETFD, FD_CLOEXEC);
+  return client;
+#endif
+}
+
 WTP__WASI_CALL(sock_accept) {
   /* fd, flags (fdflags: only NONBLOCK), result fd ptr */
   uint64_t flags = args[1], result_ptr = args[2];
@@ -689,7 +734,7 @@ WTP__WASI_CALL(sock_accept) {
       err = wait_ready(wasi, entry, &t);
       if (err != WASI_ESUCCESS) break;
     }
-    client = accept(entry->io_fd, NULL, NULL);
+    client = accept_cloexec(entry->io_fd);
     if (client >= 0) break;
     if (errno == EINTR || errno == ECONNABORTED) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -700,7 +745,6 @@ WTP__WASI_CALL(sock_accept) {
   }
   wtp__wasi_fd_put(entry);
   if (err != WASI_ESUCCESS) return err;
-  fcntl(client, F_SETFD, FD_CLOEXEC);
   uint32_t fd;
   err = wtp__wasi_fd_add(wasi, client, WASI_FILETYPE_SOCKET_STREAM,
                          (uint16_t)flags, WASI_RIGHTS_STREAM, 0, &fd);

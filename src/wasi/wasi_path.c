@@ -128,11 +128,13 @@ uint32_t wtp__wasi_path_copy(const wtp_wasi_memory *memory, uint64_t ptr,
                              uint64_t len, char *out, size_t out_size) {
   if (!wtp__wasi_range_ok(memory, ptr, len)) return WASI_EFAULT;
   if (len > WTP__WASI_PATH_MAX || len >= out_size) return WASI_ENAMETOOLONG;
-  const uint8_t *src = memory->base + ptr;
-  if (memchr(src, 0, (size_t)len)) return WASI_EINVAL;
-  if (!utf8_valid(src, (size_t)len)) return WASI_EILSEQ;
-  memcpy(out, src, (size_t)len);
+  /* Copied first, then checked: another guest thread may change the shared
+   * memory at any time, so only the copy is ever looked at (what is checked
+   * is what is used). */
+  memcpy(out, memory->base + ptr, (size_t)len);
   out[len] = '\0';
+  if (memchr(out, 0, (size_t)len)) return WASI_EINVAL;
+  if (!utf8_valid((const uint8_t *)out, (size_t)len)) return WASI_EILSEQ;
   return WASI_ESUCCESS;
 }
 

@@ -103,7 +103,7 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
   if (oflags & WASI_OFLAGS_CREAT) flags |= O_CREAT;
   if (oflags & WASI_OFLAGS_EXCL) flags |= O_EXCL;
   if (oflags & WASI_OFLAGS_TRUNC) flags |= O_TRUNC;
-  if (fdflags & WASI_FDFLAGS_APPEND) flags |= O_APPEND;
+  /* APPEND is the entry's, never O_APPEND (wasi_fd.c). */
   if (fdflags & WASI_FDFLAGS_DSYNC) flags |= O_DSYNC;
   if (fdflags & WASI_FDFLAGS_SYNC) flags |= O_SYNC;
 #ifdef O_RSYNC

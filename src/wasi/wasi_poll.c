@@ -264,10 +264,6 @@ WTP__WASI_CALL(poll_oneoff) {
     return WASI_EFAULT;
   }
   uint32_t count = (uint32_t)count64;
-  for (uint32_t i = 0; i < count; i++) {
-    uint8_t tag = memory->base[in + (uint64_t)i * SUBSCRIPTION_SIZE + 8];
-    if (tag > WASI_EVENTTYPE_FD_WRITE) return WASI_EINVAL;
-  }
   subscription stack_subs[STACK_SUBSCRIPTIONS];
   struct pollfd stack_fds[STACK_SUBSCRIPTIONS + 1];
   subscription *subs = stack_subs;
@@ -281,13 +277,29 @@ WTP__WASI_CALL(poll_oneoff) {
       return WASI_ENOMEM;
     }
   }
+  /* Each subscription's tag is read from guest memory once, here, and
+   * checked before anything else happens (another guest thread may change
+   * the memory meanwhile: only this copy is used). */
+  uint32_t err = WASI_ESUCCESS;
+  for (uint32_t i = 0; i < count && err == WASI_ESUCCESS; i++) {
+    subs[i].type = memory->base[in + (uint64_t)i * SUBSCRIPTION_SIZE + 8];
+    if (subs[i].type > WASI_EVENTTYPE_FD_WRITE) err = WASI_EINVAL;
+  }
+  if (err != WASI_ESUCCESS) {
+    if (subs != stack_subs) {
+      free(subs);
+      free(fds);
+    }
+    return err;
+  }
   int nfds = 0, any_ready = 0;
   for (uint32_t i = 0; i < count; i++) {
     uint64_t at = in + (uint64_t)i * SUBSCRIPTION_SIZE;
     subscription *sub = &subs[i];
+    uint8_t type = sub->type;
     memset(sub, 0, sizeof *sub);
     sub->userdata = load64(memory, at);
-    sub->type = memory->base[at + 8];
+    sub->type = type;
     sub->poll_index = -1;
     sub->deadline = UINT64_MAX;
     if (sub->type == WASI_EVENTTYPE_CLOCK) {
@@ -297,7 +309,7 @@ WTP__WASI_CALL(poll_oneoff) {
     }
     any_ready |= sub->ready;
   }
-  uint32_t err = wait_events(wasi, subs, count, fds, nfds, any_ready);
+  err = wait_events(wasi, subs, count, fds, nfds, any_ready);
   if (err == WASI_ESUCCESS)
     err = write_events(memory, out, subs, count, nevents_ptr);
   for (uint32_t i = 0; i < count; i++) {

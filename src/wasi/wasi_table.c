@@ -283,6 +283,11 @@ static void classify_shared(entry_init *init, int dup_fd) {
     return;
   }
   init->filetype = wtp__wasi_filetype(st.st_mode);
+  /* A character device that is no terminal (</dev/null, 2>/dev/null) is
+   * UNKNOWN, as wasmtime reports it: wasi-libc's isatty() and Rust's
+   * is_terminal() take CHARACTER_DEVICE without seek rights for a terminal. */
+  if (init->filetype == WASI_FILETYPE_CHARACTER_DEVICE && !isatty(dup_fd))
+    init->filetype = WASI_FILETYPE_UNKNOWN;
   int flags = fcntl(dup_fd, F_GETFL);
   if (flags >= 0 && (flags & O_APPEND)) init->fdflags |= WASI_FDFLAGS_APPEND;
   init->rights_base = rights_for(init->filetype, dup_fd);

@@ -44,13 +44,15 @@ struct wtp__wasi_entry {
   uint8_t io_kind;  /* enum wasi_io_kind */
   uint64_t rights_base, rights_inheriting;
   char *preopen; /* the guest name of a preopened directory, or NULL */
-  /* The guest's fdflags: APPEND mirrors the description; NONBLOCK, DSYNC,
-   * RSYNC and SYNC are emulated (wasi_fd.c). Any thread may change them
-   * (fd_fdstat_set_flags): relaxed loads and stores, a single word. */
+  /* The guest's fdflags, all of them the entry's own (no host description
+   * carries them: APPEND, NONBLOCK, DSYNC, RSYNC and SYNC are emulated,
+   * wasi_fd.c). Any thread may change them (fd_fdstat_set_flags): relaxed
+   * loads and stores of a single word, which publishes no other data. */
   atomic_ushort fdflags;
-  /* Serialises fd_readdir's state (the path layer) and the reads and
-   * writes of a WASI_IO_SHARED_BLOCKING descriptor. Never held across a
-   * wait the stop cannot end. */
+  /* Serialises fd_readdir's state (the path layer), the reads and writes
+   * of a WASI_IO_SHARED_BLOCKING descriptor, and the seek-then-write of an
+   * APPEND write where RWF_APPEND is missing (wasi_fd.c). Never held across
+   * a wait the stop cannot end. */
   pthread_mutex_t lock;
   void *readdir_state;
   void (*free_readdir_state)(void *);

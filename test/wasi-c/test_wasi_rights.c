@@ -1,0 +1,213 @@
+/* test_wasi_rights.c: where the program's WASI answers as wasmtime does
+ * (issue 27): stdio whose host description stays the host's, APPEND per
+ * descriptor, stdio that is a character device but no terminal, and the
+ * rights model (narrowing, enforcement, what path_open grants), plus the
+ * robustness items (paths copied before they are checked). Each runs over
+ * openat2 and over the forced component walk where a path is resolved. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <sys/resource.h>
+
+#include "wasi_harness.h"
+#include "wasi_path.h"
+
+#define MEM 65536
+#define IOV 0
+#define RESULT 64
+#define PATH 256
+#define DATA 8192
+
+static char dir[64];
+
+static void put_path(wtp_wasi_memory *m, const char *path) {
+  memcpy(m->base + PATH, path, strlen(path));
+}
+
+/* path_open(3, path, oflags, rights, inheriting, fdflags): the errno; the
+ * new fd at *fd_out. */
+static uint32_t g_open(wtp_wasi *wasi, wtp_wasi_memory *m, const char *path,
+                       uint32_t oflags, uint64_t rights, uint64_t inheriting,
+                       uint32_t fdflags, uint32_t *fd_out) {
+  put_path(m, path);
+  uint32_t err = CALL(wasi, m, "path_open", 3, 0, PATH, strlen(path), oflags,
+                      rights, inheriting, fdflags, RESULT);
+  if (err == 0 && fd_out) *fd_out = wtp__wasi_load32(m, RESULT);
+  return err;
+}
+
+static uint32_t g_write(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd,
+                        const char *text) {
+  memcpy(m->base + DATA, text, strlen(text));
+  put_iovec(m, IOV, DATA, (uint32_t)strlen(text));
+  return CALL(wasi, m, "fd_write", fd, IOV, 1, RESULT);
+}
+
+static uint32_t g_pwrite(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd,
+                         const char *text, uint64_t offset) {
+  memcpy(m->base + DATA, text, strlen(text));
+  put_iovec(m, IOV, DATA, (uint32_t)strlen(text));
+  return CALL(wasi, m, "fd_pwrite", fd, IOV, 1, offset, RESULT);
+}
+
+static void host_text(const char *path, char *buf, size_t size) {
+  memset(buf, 0, size);
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return;
+  ssize_t n = read(fd, buf, size - 1);
+  (void)n;
+  close(fd);
+}
+
+static void in_dir(char *out, size_t size, const char *name) {
+  snprintf(out, size, "%s/%s", dir, name);
+}
+
+/* ---- the host's stdio description stays the host's ---- */
+
+static void test_stdio_flags_stay_in_program(void) {
+  char log[128], text[64];
+  in_dir(log, sizeof log, "log");
+  /* stdout is `>>log`: a description shared with the shell. */
+  int host = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+  CHECK(host >= 0);
+  wtp_wasi *wasi = make_wasi(-1, host, -1, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", 1, RESULT), 0);
+  CHECK_EQ(m.base[RESULT + 2] & WASI_FDFLAGS_APPEND, WASI_FDFLAGS_APPEND);
+  /* fcntl(1, F_SETFL, 0) in the program. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", 1, 0), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", 1, RESULT), 0);
+  CHECK_EQ(m.base[RESULT + 2] & WASI_FDFLAGS_APPEND, 0);
+  CHECK(fcntl(host, F_GETFL) & O_APPEND); /* the shell's flag is still on */
+  /* Another writer appends; the shell appends again after the program:
+   * nothing is overwritten. */
+  CHECK_EQ(g_write(wasi, &m, 1, "prog\n"), 0);
+  int other = open(log, O_WRONLY | O_APPEND);
+  CHECK_EQ(write(other, "other\n", 6), 6);
+  close(other);
+  CHECK_EQ(write(host, "shell\n", 6), 6);
+  host_text(log, text, sizeof text);
+  CHECK(strcmp(text, "prog\nother\nshell\n") == 0);
+  wtp_wasi_release(wasi);
+  close(host);
+
+  /* stdout is `>file` (no O_APPEND): the program's APPEND is its own. */
+  host = open(log, O_WRONLY | O_TRUNC);
+  CHECK(host >= 0);
+  wasi = make_wasi(-1, host, -1, NULL);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", 1, WASI_FDFLAGS_APPEND), 0);
+  CHECK_EQ(fcntl(host, F_GETFL) & O_APPEND, 0);
+  CHECK_EQ(write(host, "0123456789", 10), 10);
+  CHECK_EQ(lseek(host, 2, SEEK_SET), 2);
+  CHECK_EQ(g_write(wasi, &m, 1, "XY"), 0); /* at the end, not at 2 */
+  host_text(log, text, sizeof text);
+  CHECK(strcmp(text, "0123456789XY") == 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(host);
+  unlink(log);
+}
+
+/* ---- APPEND per descriptor: pwrite at its offset ---- */
+
+static void test_append_per_descriptor(void) {
+  char path[128], text[64];
+  in_dir(path, sizeof path, "append");
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "append", WASI_OFLAGS_CREAT | WASI_OFLAGS_TRUNC,
+                  WASI_RIGHTS_REGULAR_FILE, 0, WASI_FDFLAGS_APPEND, &fd),
+           0);
+  CHECK_EQ(g_write(wasi, &m, fd, "abc"), 0);
+  /* Another process appends between two of the program's writes. */
+  int other = open(path, O_WRONLY | O_APPEND);
+  CHECK_EQ(write(other, "123", 3), 3);
+  CHECK_EQ(g_write(wasi, &m, fd, "def"), 0);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "abc123def") == 0);
+  /* pwrite(fd, "XY", 2, 0) writes at 0 on an APPEND fd (wasmtime). */
+  CHECK_EQ(g_pwrite(wasi, &m, fd, "XY", 0), 0);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "XYc123def") == 0);
+  /* The offset is at the end after an append, as with O_APPEND. */
+  CHECK_EQ(CALL(wasi, &m, "fd_tell", fd, RESULT), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 9);
+  /* Cleared: writes go to the offset. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", fd, 0), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", fd, 1, WASI_WHENCE_SET, RESULT), 0);
+  CHECK_EQ(g_write(wasi, &m, fd, "Q"), 0);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "XQc123def") == 0);
+  /* Set again: the end. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", fd, WASI_FDFLAGS_APPEND), 0);
+  CHECK_EQ(g_write(wasi, &m, fd, "!"), 0);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "XQc123def!") == 0);
+  close(other);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  unlink(path);
+}
+
+/* ---- isatty: a character device that is no terminal ---- */
+
+static void test_dev_null_is_no_terminal(void) {
+  int null_fd = open("/dev/null", O_RDWR);
+  int master = posix_openpt(O_RDWR | O_NOCTTY), slave = -1;
+  if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0)
+    slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+  int have_pty = slave >= 0;
+  wtp_wasi *wasi =
+      make_wasi(null_fd, null_fd, have_pty ? slave : null_fd, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  for (uint32_t fd = 0; fd < 2; fd++) {
+    CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", fd, RESULT), 0);
+    /* wasmtime reports UNKNOWN: wasi-libc's isatty() then says no. */
+    CHECK_EQ(m.base[RESULT], WASI_FILETYPE_UNKNOWN);
+    CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, RESULT), 0);
+    CHECK_EQ(m.base[RESULT + 16], WASI_FILETYPE_UNKNOWN);
+  }
+  /* Reads and writes work as before. */
+  CHECK_EQ(g_write(wasi, &m, 1, "gone"), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 4);
+  put_iovec(&m, IOV, DATA, 16);
+  CHECK_EQ(CALL(wasi, &m, "fd_read", 0, IOV, 1, RESULT), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 0);
+  if (have_pty) {
+    /* A terminal stays a character device without seek or tell. */
+    CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", 2, RESULT), 0);
+    CHECK_EQ(m.base[RESULT], WASI_FILETYPE_CHARACTER_DEVICE);
+    uint64_t rights = wtp__wasi_load32(&m, RESULT + 8);
+    CHECK_EQ(rights & (WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL), 0);
+  }
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(null_fd);
+  if (slave >= 0) close(slave);
+  if (master >= 0) close(master);
+}
+
+static void run_all(void) {
+  RUN(test_stdio_flags_stay_in_program);
+  RUN(test_append_per_descriptor);
+  RUN(test_dev_null_is_no_terminal);
+}
+
+int main(int argc, char **argv) {
+  (void)argc, (void)argv;
+  signal(SIGPIPE, SIG_IGN); /* as Node does */
+  temp_dir(dir, sizeof dir);
+  int openat2 = wtp__wasi_path_force_walk(0);
+  fprintf(stderr, "-- resolver: %s\n", openat2 ? "openat2" : "walk");
+  run_all();
+  if (openat2) {
+    wtp__wasi_path_force_walk(1);
+    fprintf(stderr, "-- resolver: walk\n");
+    run_all();
+  }
+  rmdir(dir);
+  return harness_summary("test_wasi_rights");
+}
