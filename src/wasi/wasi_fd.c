@@ -32,7 +32,9 @@
  * before it returns (waiting for the peer as long as it takes), as a
  * blocking POSIX write does; a read returns what one read gives.
  *
- * Rights: reported, not enforced (wasi_table.c, "Rights").
+ * Rights: each call needs its right (wasi_table.c, "Rights"), checked
+ * after the descriptor's kind (a seek on a pipe is ESPIPE, on a directory
+ * EBADF, whatever its rights).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -276,6 +278,9 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
   size_t done = 0;
   if (t->sockets && !is_socket(entry)) {
     err = WASI_ENOTSOCK;
+  } else if ((err = wtp__wasi_entry_need(entry, t->write
+                                                    ? WASI_RIGHTS_FD_WRITE
+                                                    : WASI_RIGHTS_FD_READ))) {
   } else if (entry->io_kind == WASI_IO_FILE) {
     int append = t->write && entry->filetype == WASI_FILETYPE_REGULAR_FILE &&
                  (atomic_load_explicit(&entry->fdflags, memory_order_relaxed) &
@@ -350,7 +355,11 @@ static uint32_t fd_positioned(wtp_wasi *wasi, const wtp_wasi_memory *memory,
   err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
   ssize_t n;
-  if (entry->io_kind != WASI_IO_FILE) {
+  uint32_t denied = wtp__wasi_entry_need(
+      entry, write ? WASI_RIGHTS_FD_WRITE : WASI_RIGHTS_FD_READ);
+  if (denied) {
+    n = -1;
+  } else if (entry->io_kind != WASI_IO_FILE) {
     n = -1;
     errno = ESPIPE;
   } else {
@@ -358,7 +367,8 @@ static uint32_t fd_positioned(wtp_wasi *wasi, const wtp_wasi_memory *memory,
       n = positioned(entry->host_fd, iov, count, (off_t)offset, write);
     } while (n < 0 && errno == EINTR);
   }
-  err = n < 0   ? wtp__wasi_errno(errno)
+  err = denied  ? denied
+        : n < 0 ? wtp__wasi_errno(errno)
         : write ? sync_after_write(entry)
                 : WASI_ESUCCESS;
   wtp__wasi_fd_put(entry);
@@ -371,22 +381,27 @@ WTP__WASI_CALL(fd_pwrite) { return fd_positioned(wasi, memory, args, 1); }
 
 /* ---- seek, tell ---- */
 
+/* fd_seek needs FD_SEEK, except a seek by 0 from the current position,
+ * which only tells (FD_TELL), as in wasi-common. */
 static uint32_t seek(wtp_wasi *wasi, uint32_t fd, int64_t offset, int whence,
                      uint64_t *position) {
   wtp__wasi_entry *entry;
   uint32_t err = wtp__wasi_fd_get(wasi, fd, &entry);
   if (err != WASI_ESUCCESS) return err;
   off_t at = -1;
+  uint64_t needed = whence == SEEK_CUR && offset == 0 ? WASI_RIGHTS_FD_TELL
+                                                      : WASI_RIGHTS_FD_SEEK;
+  uint32_t denied = 0;
   if (entry->filetype == WASI_FILETYPE_DIRECTORY) {
     /* A directory's position belongs to fd_readdir's cookies: wasmtime
      * answers EBADF, as the wasi-testsuite expects. */
     errno = EBADF;
   } else if (entry->io_kind != WASI_IO_FILE) {
     errno = ESPIPE;
-  } else {
+  } else if (!(denied = wtp__wasi_entry_need(entry, needed))) {
     at = lseek(entry->host_fd, (off_t)offset, whence);
   }
-  err = at < 0 ? wtp__wasi_errno(errno) : WASI_ESUCCESS;
+  err = denied ? denied : at < 0 ? wtp__wasi_errno(errno) : WASI_ESUCCESS;
   wtp__wasi_fd_put(entry);
   *position = (uint64_t)at;
   return err;
@@ -439,13 +454,17 @@ WTP__WASI_CALL(fd_renumber) {
 
 typedef int (*entry_op)(const wtp__wasi_entry *entry, const uint64_t *args);
 
-static uint32_t with_entry(wtp_wasi *wasi, const uint64_t *args, entry_op op) {
+/* Runs op on the fd's entry if it holds `needed` (the op's own kind checks
+ * come first where the op makes them: see op_set_size). */
+static uint32_t with_entry(wtp_wasi *wasi, const uint64_t *args, entry_op op,
+                           uint64_t needed) {
   wtp__wasi_entry *entry;
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
-  int host_err = op(entry, args);
+  err = wtp__wasi_entry_need(entry, needed);
+  int host_err = err ? 0 : op(entry, args);
   wtp__wasi_fd_put(entry);
-  return wtp__wasi_errno(host_err);
+  return err ? err : wtp__wasi_errno(host_err);
 }
 
 static int op_datasync(const wtp__wasi_entry *entry, const uint64_t *args) {
@@ -496,10 +515,18 @@ static int op_allocate(const wtp__wasi_entry *entry, const uint64_t *args) {
   return ftruncate(entry->host_fd, (off_t)(offset + len)) == 0 ? 0 : errno;
 }
 
+/* A directory holds no FD_FILESTAT_SET_SIZE, and a descriptor not open for
+ * writing cannot truncate: EBADF for both, as wasmtime answers (Linux's
+ * ftruncate says EINVAL for the second). */
 static int op_set_size(const wtp__wasi_entry *entry, const uint64_t *args) {
+  if (entry->filetype == WASI_FILETYPE_DIRECTORY ||
+      wtp__wasi_entry_need(entry, WASI_RIGHTS_FD_FILESTAT_SET_SIZE))
+    return EBADF; /* an access-mode right: never ENOTCAPABLE */
   if (args[1] > INT64_MAX) return EINVAL;
-  if (entry->filetype == WASI_FILETYPE_DIRECTORY) return EISDIR;
-  return ftruncate(entry->host_fd, (off_t)args[1]) == 0 ? 0 : errno;
+  if (ftruncate(entry->host_fd, (off_t)args[1]) == 0) return 0;
+  int err = errno, mode = fcntl(entry->host_fd, F_GETFL);
+  return err == EINVAL && mode >= 0 && (mode & O_ACCMODE) == O_RDONLY ? EBADF
+                                                                      : err;
 }
 
 /* atim, mtim, fstflags as WASI gives them, as a futimens pair. */
@@ -564,30 +591,35 @@ static int op_shutdown(const wtp__wasi_entry *entry, const uint64_t *args) {
 }
 
 /* The calls whose whole job is one op on the fd's entry (with_entry). */
-#define ENTRY_CALL(name, op)           \
-  WTP__WASI_CALL(name) {               \
-    (void)memory;                      \
-    return with_entry(wasi, args, op); \
+#define ENTRY_CALL(name, op, right)                         \
+  WTP__WASI_CALL(name) {                                    \
+    (void)memory;                                           \
+    return with_entry(wasi, args, op, WASI_RIGHTS_##right); \
   }
-ENTRY_CALL(fd_datasync, op_datasync)
-ENTRY_CALL(fd_sync, op_sync)
-ENTRY_CALL(fd_advise, op_advise)
-ENTRY_CALL(fd_allocate, op_allocate)
-ENTRY_CALL(fd_filestat_set_size, op_set_size)
-ENTRY_CALL(fd_filestat_set_times, op_set_times)
-ENTRY_CALL(fd_fdstat_set_flags, op_set_flags)
-ENTRY_CALL(sock_shutdown, op_shutdown)
+ENTRY_CALL(fd_datasync, op_datasync, FD_DATASYNC)
+ENTRY_CALL(fd_sync, op_sync, FD_SYNC)
+ENTRY_CALL(fd_advise, op_advise, FD_ADVISE)
+ENTRY_CALL(fd_allocate, op_allocate, FD_ALLOCATE)
+ENTRY_CALL(fd_filestat_set_times, op_set_times, FD_FILESTAT_SET_TIMES)
+ENTRY_CALL(fd_fdstat_set_flags, op_set_flags, FD_FDSTAT_SET_FLAGS)
+ENTRY_CALL(sock_shutdown, op_shutdown, SOCK_SHUTDOWN)
 
-/* Rights are reported, never a second permission system (wasi_table.c):
- * like wasmtime's wasi-common, an open fd accepts any rights and nothing
- * changes (fdstat keeps reporting what it did); EBADF if it is not open. */
+/* The directory's EBADF comes before the rights (a directory has none). */
+WTP__WASI_CALL(fd_filestat_set_size) {
+  (void)memory;
+  return with_entry(wasi, args, op_set_size, 0);
+}
+
+/* Narrows the fd's rights (wasi_table.c, "Rights"): ENOTCAPABLE if it
+ * asks for a right the fd does not hold; EBADF if it is not open. */
 WTP__WASI_CALL(fd_fdstat_set_rights) {
   wtp__wasi_entry *entry;
   (void)memory;
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
+  err = wtp__wasi_entry_narrow(entry, args[1], args[2]);
   wtp__wasi_fd_put(entry);
-  return WASI_ESUCCESS;
+  return err;
 }
 
 /* ---- calls that write a record ---- */
@@ -604,8 +636,10 @@ WTP__WASI_CALL(fd_fdstat_get) {
   memory->base[at] = entry->filetype;
   memory->base[at + 2] = (uint8_t)flags;
   memory->base[at + 3] = (uint8_t)(flags >> 8);
-  wtp__wasi_store64(memory, at + 8, entry->rights_base);
-  wtp__wasi_store64(memory, at + 16, entry->rights_inheriting);
+  wtp__wasi_store64(
+      memory, at + 8,
+      atomic_load_explicit(&entry->rights_base, memory_order_relaxed));
+  wtp__wasi_store64(memory, at + 16, wtp__wasi_entry_inheriting(entry));
   wtp__wasi_fd_put(entry);
   return WASI_ESUCCESS;
 }
@@ -617,8 +651,9 @@ WTP__WASI_CALL(fd_filestat_get) {
   wtp__wasi_entry *entry;
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
-  err =
-      fstat(entry->host_fd, &st) == 0 ? WASI_ESUCCESS : wtp__wasi_errno(errno);
+  err = wtp__wasi_entry_need(entry, WASI_RIGHTS_FD_FILESTAT_GET);
+  if (err == WASI_ESUCCESS && fstat(entry->host_fd, &st) != 0)
+    err = wtp__wasi_errno(errno);
   if (err == WASI_ESUCCESS) {
     wtp__wasi_write_filestat(memory->base + at, &st);
     memory->base[at + 16] =

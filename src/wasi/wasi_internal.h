@@ -12,7 +12,9 @@
  * and the entry, for the table, fd, poll and misc files only).
  *
  * Changes since the first version of this contract: the readdir state
- * accessor's free_state is an input (see below); nothing renamed.
+ * accessor's free_state is an input (see below); the rights accessors
+ * (wtp__wasi_entry_need, _inheriting, wtp__wasi_kind_rights) are new;
+ * nothing renamed.
  */
 #ifndef WTP_WASI_INTERNAL_H
 #define WTP_WASI_INTERNAL_H
@@ -43,6 +45,15 @@ uint32_t wtp__wasi_fd_add(wtp_wasi *wasi, int host_fd, uint8_t filetype,
 /* An entry's fields the path layer reads (immutable after the entry is made). */
 int wtp__wasi_entry_host_fd(const wtp__wasi_entry *entry);
 uint8_t wtp__wasi_entry_filetype(const wtp__wasi_entry *entry);
+/* Rights (wasi_table.c, "Rights"): 0 if the entry holds every right in
+ * `needed` that its kind can hold; else WASI EBADF if a missing one is an
+ * access-mode right (read, write, set size, allocate), WASI ENOTCAPABLE
+ * otherwise. */
+uint32_t wtp__wasi_entry_need(const wtp__wasi_entry *entry, uint64_t needed);
+/* The entry's inheriting rights now (path_open grants no more). */
+uint64_t wtp__wasi_entry_inheriting(const wtp__wasi_entry *entry);
+/* The most a descriptor of this WASI filetype can hold. */
+uint64_t wtp__wasi_kind_rights(uint8_t filetype);
 /* The guest name of a preopened directory, or NULL. */
 const char *wtp__wasi_entry_preopen(const wtp__wasi_entry *entry);
 /* fd_readdir's per-descriptor state (wasi_path_calls.c owns its contents):

@@ -40,8 +40,8 @@
  * Not promised: the program may still see the outside's existence through
  * what the host puts inside (a hard link made by the host, a bind mount, a
  * ".." entry's inode number in fd_readdir), and symbolic link *text* is
- * stored as given (path_symlink), so a link to "/etc" can be made; following
- * it fails. */
+ * stored as given (path_symlink) unless it is absolute (EPERM, as wasmtime),
+ * so a link to "../../etc" can be made; following it fails. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* O_PATH */
 #endif

@@ -29,22 +29,27 @@ static int ends_in_slash(const char *path) {
   return len && path[len - 1] == '/';
 }
 
-/* Takes fd's reference if it is a directory (ENOTDIR otherwise). */
-static uint32_t get_dir(wtp_wasi *wasi, uint32_t fd, wtp__wasi_entry **out) {
+/* Takes fd's reference if it is a directory (ENOTDIR otherwise) that holds
+ * the rights `needed` (ENOTCAPABLE otherwise: wasi_table.c, "Rights"). */
+static uint32_t get_dir(wtp_wasi *wasi, uint32_t fd, uint64_t needed,
+                        wtp__wasi_entry **out) {
   uint32_t err = wtp__wasi_fd_get(wasi, fd, out);
   if (err) return err;
   if (wtp__wasi_entry_filetype(*out) != WASI_FILETYPE_DIRECTORY) {
-    wtp__wasi_fd_put(*out);
-    return WASI_ENOTDIR;
+    err = WASI_ENOTDIR;
+  } else {
+    err = wtp__wasi_entry_need(*out, needed);
   }
-  return WASI_ESUCCESS;
+  if (err) wtp__wasi_fd_put(*out);
+  return err;
 }
 
-/* Takes fd's reference and resolves path beneath it; on success the caller
- * closes *at and puts *entry. */
-static uint32_t resolve(wtp_wasi *wasi, uint32_t fd, const char *path,
-                        int follow, wtp__wasi_entry **entry, wtp__wasi_at *at) {
-  uint32_t err = get_dir(wasi, fd, entry);
+/* Takes fd's reference (a directory holding `needed`) and resolves path
+ * beneath it; on success the caller closes *at and puts *entry. */
+static uint32_t resolve(wtp_wasi *wasi, uint32_t fd, uint64_t needed,
+                        const char *path, int follow, wtp__wasi_entry **entry,
+                        wtp__wasi_at *at) {
+  uint32_t err = get_dir(wasi, fd, needed, entry);
   if (err) return err;
   err = wtp__wasi_beneath_resolve(wtp__wasi_entry_host_fd(*entry), path, follow,
                                   at);
@@ -55,13 +60,13 @@ static uint32_t resolve(wtp_wasi *wasi, uint32_t fd, const char *path,
 /* The guest's path at [ptr, ptr + len) copied into path (EFAULT, EINVAL,
  * EILSEQ: wtp__wasi_path_copy), then resolved beneath fd as resolve(). */
 static uint32_t resolve_guest(wtp_wasi *wasi, const wtp_wasi_memory *memory,
-                              uint64_t fd, uint64_t ptr, uint64_t len,
-                              int follow, guest_path path,
+                              uint64_t fd, uint64_t needed, uint64_t ptr,
+                              uint64_t len, int follow, guest_path path,
                               wtp__wasi_entry **entry, wtp__wasi_at *at) {
   uint32_t err =
       wtp__wasi_path_copy(memory, ptr, len, path, sizeof(guest_path));
   if (err) return err;
-  return resolve(wasi, (uint32_t)fd, path, follow, entry, at);
+  return resolve(wasi, (uint32_t)fd, needed, path, follow, entry, at);
 }
 
 static void release(wtp__wasi_entry *entry, wtp__wasi_at *at) {
@@ -96,7 +101,11 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
    * streams non-blocking anyway and emulates the guest's NONBLOCK). */
   int flags = O_NONBLOCK | O_NOCTTY;
   if (oflags & WASI_OFLAGS_DIRECTORY) {
-    flags |= O_RDONLY | O_DIRECTORY;
+    /* A directory asked with write rights: the OS answers (EISDIR for a
+     * directory, ENOTDIR for a file, ENOENT for nothing), as wasmtime's. */
+    flags |= O_DIRECTORY | ((rights & write_rights) == 0 ? O_RDONLY
+                            : readable                   ? O_RDWR
+                                                         : O_WRONLY);
   } else {
     flags |= readable && writable ? O_RDWR : writable ? O_WRONLY : O_RDONLY;
   }
@@ -191,10 +200,24 @@ WTP__WASI_CALL(path_open) {
       wtp__wasi_path_copy(memory, args[2], args[3], path, sizeof path);
   if (err) return err;
   if (oflags & ~0xfu || fdflags & ~WASI_FDFLAGS_ALL) return WASI_EINVAL;
+  if ((oflags & WASI_OFLAGS_DIRECTORY) &&
+      (oflags & (WASI_OFLAGS_CREAT | WASI_OFLAGS_EXCL | WASI_OFLAGS_TRUNC)))
+    return WASI_EINVAL; /* wasmtime's answer: a directory is never made here */
+  /* Rights (wasi_table.c, "Rights"): the directory must hold PATH_OPEN and
+   * what the oflags do; the new fd gets what it asked within the
+   * directory's inheriting rights (the rest is dropped, as wasi-common
+   * drops it), so its access mode never exceeds what they allow. */
+  uint64_t needed =
+      WASI_RIGHTS_PATH_OPEN |
+      (oflags & WASI_OFLAGS_CREAT ? WASI_RIGHTS_PATH_CREATE_FILE : 0) |
+      (oflags & WASI_OFLAGS_TRUNC ? WASI_RIGHTS_PATH_FILESTAT_SET_SIZE : 0);
+  wtp__wasi_entry *dir;
+  if ((err = get_dir(wasi, dirfd, needed, &dir))) return err;
+  uint64_t granted = wtp__wasi_entry_inheriting(dir);
+  rights_base &= granted;
+  rights_inheriting &= granted;
   int flags = open_flags(oflags, (uint16_t)fdflags, rights_base);
   int waits = !(fdflags & WASI_FDFLAGS_NONBLOCK);
-  wtp__wasi_entry *dir;
-  if ((err = get_dir(wasi, dirfd, &dir))) return err;
   int host_fd = -1, base = wtp__wasi_entry_host_fd(dir);
   err = wtp__wasi_beneath_open(base, path, flags, 0666, follow, &host_fd);
   if (err == WASI_ENXIO && waits && (flags & O_ACCMODE) == O_WRONLY)
@@ -210,10 +233,12 @@ WTP__WASI_CALL(path_open) {
   if (S_ISFIFO(st.st_mode) && waits && (flags & O_ACCMODE) == O_RDONLY &&
       (err = fifo_wait_writer(wasi, host_fd)))
     return err;
+  uint8_t filetype = wtp__wasi_filetype(st.st_mode);
   uint32_t fd;
-  err =
-      wtp__wasi_fd_add(wasi, host_fd, wtp__wasi_filetype(st.st_mode),
-                       (uint16_t)fdflags, rights_base, rights_inheriting, &fd);
+  /* Within what its kind can hold: a directory no seek, tell or set-size. */
+  err = wtp__wasi_fd_add(wasi, host_fd, filetype, (uint16_t)fdflags,
+                         rights_base & wtp__wasi_kind_rights(filetype),
+                         rights_inheriting, &fd);
   if (err) return err;
   wtp__wasi_store32(memory, fd_out, fd);
   return WASI_ESUCCESS;
@@ -226,8 +251,9 @@ WTP__WASI_CALL(path_create_directory) {
   guest_path path;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
-                               &dir, &at);
+  uint32_t err =
+      resolve_guest(wasi, memory, args[0], WASI_RIGHTS_PATH_CREATE_DIRECTORY,
+                    args[1], args[2], 0, path, &dir, &at);
   if (err) return err;
   err = host_result(mkdirat(at.dir, at.name, 0777));
   release(dir, &at);
@@ -239,8 +265,9 @@ WTP__WASI_CALL(path_remove_directory) {
   guest_path path;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
-                               &dir, &at);
+  uint32_t err =
+      resolve_guest(wasi, memory, args[0], WASI_RIGHTS_PATH_REMOVE_DIRECTORY,
+                    args[1], args[2], 0, path, &dir, &at);
   if (err) return err;
   err = host_result(unlinkat(at.dir, at.name, AT_REMOVEDIR));
   release(dir, &at);
@@ -252,8 +279,9 @@ WTP__WASI_CALL(path_unlink_file) {
   guest_path path;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  uint32_t err = resolve_guest(wasi, memory, args[0], args[1], args[2], 0, path,
-                               &dir, &at);
+  uint32_t err =
+      resolve_guest(wasi, memory, args[0], WASI_RIGHTS_PATH_UNLINK_FILE,
+                    args[1], args[2], 0, path, &dir, &at);
   if (err) return err;
   /* "name/" must be a directory (ENOTDIR otherwise), which unlinkat then
    * refuses with the platform's errno (Linux EISDIR, macOS EPERM, as
@@ -275,10 +303,11 @@ WTP__WASI_CALL(path_rename) {
   if (err) return err;
   wtp__wasi_entry *old_dir, *new_dir;
   wtp__wasi_at old_at, new_at;
-  if ((err = resolve(wasi, (uint32_t)args[0], old_path, 0, &old_dir, &old_at)))
+  if ((err = resolve(wasi, (uint32_t)args[0], WASI_RIGHTS_PATH_RENAME_SOURCE,
+                     old_path, 0, &old_dir, &old_at)))
     return err;
-  if ((err =
-           resolve(wasi, (uint32_t)args[3], new_path, 0, &new_dir, &new_at))) {
+  if ((err = resolve(wasi, (uint32_t)args[3], WASI_RIGHTS_PATH_RENAME_TARGET,
+                     new_path, 0, &new_dir, &new_at))) {
     release(old_dir, &old_at);
     return err;
   }
@@ -317,10 +346,11 @@ WTP__WASI_CALL(path_link) {
   if (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) return WASI_EINVAL;
   wtp__wasi_entry *old_dir, *new_dir;
   wtp__wasi_at old_at, new_at;
-  if ((err = resolve(wasi, (uint32_t)args[0], old_path, 0, &old_dir, &old_at)))
+  if ((err = resolve(wasi, (uint32_t)args[0], WASI_RIGHTS_PATH_LINK_SOURCE,
+                     old_path, 0, &old_dir, &old_at)))
     return err;
-  if ((err =
-           resolve(wasi, (uint32_t)args[4], new_path, 0, &new_dir, &new_at))) {
+  if ((err = resolve(wasi, (uint32_t)args[4], WASI_RIGHTS_PATH_LINK_TARGET,
+                     new_path, 0, &new_dir, &new_at))) {
     release(old_dir, &old_at);
     return err;
   }
@@ -335,8 +365,10 @@ WTP__WASI_CALL(path_link) {
 }
 
 /* path_symlink(old_path, old_path_len, fd, new_path, new_path_len): the
- * link's text is stored as given; following it later is the sandbox's
- * business. */
+ * link's text is stored as given, except an absolute target, which is
+ * refused with EPERM as wasmtime refuses it (no link to the host's root is
+ * ever made); a relative one that climbs out can be made, and following it
+ * is the sandbox's business. */
 WTP__WASI_CALL(path_symlink) {
   guest_path target, new_path;
   uint32_t err =
@@ -347,8 +379,13 @@ WTP__WASI_CALL(path_symlink) {
   if (err) return err;
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[2], new_path, 0, &dir, &at)))
+  if ((err = resolve(wasi, (uint32_t)args[2], WASI_RIGHTS_PATH_SYMLINK,
+                     new_path, 0, &dir, &at)))
     return err;
+  if (target[0] == '/') {
+    release(dir, &at);
+    return WASI_EPERM;
+  }
   int host_err = at.trailing_slash ? trailing_new_name(&at) : 0;
   if (!host_err && symlinkat(target, at.dir, at.name) != 0) host_err = errno;
   release(dir, &at);
@@ -369,7 +406,8 @@ WTP__WASI_CALL(path_readlink) {
   int trailing = ends_in_slash(path);
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, trailing, &dir, &at)))
+  if ((err = resolve(wasi, (uint32_t)args[0], WASI_RIGHTS_PATH_READLINK, path,
+                     trailing, &dir, &at)))
     return err;
   char text[WTP__WASI_PATH_MAX + 1];
   ssize_t n = -1;
@@ -403,7 +441,8 @@ WTP__WASI_CALL(path_filestat_get) {
       (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) || ends_in_slash(path);
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, follow, &dir, &at)))
+  if ((err = resolve(wasi, (uint32_t)args[0], WASI_RIGHTS_PATH_FILESTAT_GET,
+                     path, follow, &dir, &at)))
     return err;
   struct stat st;
   int host_err =
@@ -449,7 +488,9 @@ WTP__WASI_CALL(path_filestat_set_times) {
       (args[1] & WASI_LOOKUPFLAGS_SYMLINK_FOLLOW) || ends_in_slash(path);
   wtp__wasi_entry *dir;
   wtp__wasi_at at;
-  if ((err = resolve(wasi, (uint32_t)args[0], path, follow, &dir, &at)))
+  if ((err =
+           resolve(wasi, (uint32_t)args[0], WASI_RIGHTS_PATH_FILESTAT_SET_TIMES,
+                   path, follow, &dir, &at)))
     return err;
   int host_err = at.trailing_slash ? not_a_directory(&at) : 0;
   if (!host_err && utimensat(at.dir, at.name, times, AT_SYMLINK_NOFOLLOW) != 0)
@@ -585,7 +626,8 @@ WTP__WASI_CALL(fd_readdir) {
       !wtp__wasi_range_ok(memory, bufused_out, 4))
     return WASI_EFAULT;
   wtp__wasi_entry *entry;
-  uint32_t err = get_dir(wasi, (uint32_t)args[0], &entry);
+  uint32_t err =
+      get_dir(wasi, (uint32_t)args[0], WASI_RIGHTS_FD_READDIR, &entry);
   if (err) return err;
   wtp__wasi_entry_lock(entry);
   void (*free_state)(void *) = readdir_state_free;

@@ -44,15 +44,26 @@
  * 0-2 are dup()s of the host's stdio made at create (closing or renumbering
  * them closes only the dup), then the preopens at 3, 4, ...
  *
- * Rights. As in wasmtime (wasi-common), rights are reported, not a second
- * permission system the guest could rely on: stdio reports the rights of
- * its kind (WASI_RIGHTS_REGULAR_FILE or _STREAM in wasi_errno.h, no seek or
- * tell on a pipe, terminal or socket, so that wasi-libc's isatty() works)
- * with FD_READ/FD_WRITE dropped by its access mode; a preopen reports
- * WASI_RIGHTS_DIRECTORY (inheriting directory and file rights); an fd the
- * path layer opens reports what it passes to wtp__wasi_fd_add. The OS
- * enforces the access mode. fd_fdstat_set_rights succeeds on an open fd
- * and changes nothing (wasi-common's answer).
+ * Rights. The preview1 model the WASI conformance tests check (wasmtime's
+ * wasi-common): every descriptor has base and inheriting rights.
+ *   - What a descriptor starts with: stdio the rights of its kind
+ *     (WASI_RIGHTS_REGULAR_FILE or _STREAM in wasi_errno.h; no seek or tell
+ *     on a pipe, terminal or socket, so that wasi-libc's isatty() works)
+ *     less FD_READ/FD_WRITE by its access mode; a preopen
+ *     WASI_RIGHTS_DIRECTORY (no seek, tell or set-size) inheriting directory
+ *     and file rights; a path_open'ed fd what it asked for, within the
+ *     directory's inheriting rights and its own kind (wasi_path_calls.c).
+ *   - fd_fdstat_set_rights narrows them; a right never comes back
+ *     (asking for one it does not hold: ENOTCAPABLE).
+ *   - Each call needs its right (wtp__wasi_entry_need): a missing
+ *     access-mode right (FD_READ, FD_WRITE, FD_FILESTAT_SET_SIZE,
+ *     FD_ALLOCATE) answers EBADF, as POSIX and wasmtime answer for a
+ *     descriptor not open for it; any other missing right ENOTCAPABLE.
+ *     Only rights the descriptor's kind can hold are checked: a call the
+ *     kind never had a right for (fsync on a pipe) gets the OS's answer,
+ *     as before. FD_DATASYNC is not checked: wasi-libc never asks it for
+ *     a read-only open, and POSIX lets fdatasync run on one.
+ * The OS still enforces the access mode underneath.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -199,8 +210,10 @@ static uint32_t table_insert(wtp_wasi *wasi, const entry_init *init,
     entry->io_fd = init->io_fd;
     entry->filetype = init->filetype;
     entry->io_kind = init->io_kind;
-    entry->rights_base = init->rights_base;
-    entry->rights_inheriting = init->rights_inheriting;
+    atomic_store_explicit(&entry->rights_base, init->rights_base,
+                          memory_order_relaxed);
+    atomic_store_explicit(&entry->rights_inheriting, init->rights_inheriting,
+                          memory_order_relaxed);
     entry->preopen = init->preopen;
     atomic_store_explicit(&entry->fdflags, init->fdflags, memory_order_relaxed);
     atomic_store_explicit(
@@ -216,20 +229,66 @@ static uint32_t table_insert(wtp_wasi *wasi, const entry_init *init,
   return err;
 }
 
+uint64_t wtp__wasi_kind_rights(uint8_t filetype) {
+  switch (filetype) {
+    case WASI_FILETYPE_DIRECTORY:
+      return WASI_RIGHTS_DIRECTORY;
+    case WASI_FILETYPE_REGULAR_FILE:
+    case WASI_FILETYPE_BLOCK_DEVICE:
+      return WASI_RIGHTS_REGULAR_FILE;
+    case WASI_FILETYPE_SOCKET_STREAM:
+    case WASI_FILETYPE_SOCKET_DGRAM:
+      return WASI_RIGHTS_STREAM;
+    default:
+      return WASI_RIGHTS_STREAM & ~WASI_RIGHTS_SOCK_SHUTDOWN;
+  }
+}
+
+#define ACCESS_RIGHTS                                                     \
+  (WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_ALLOCATE | \
+   WASI_RIGHTS_FD_FILESTAT_SET_SIZE)
+
+uint32_t wtp__wasi_entry_need(const wtp__wasi_entry *entry, uint64_t needed) {
+  uint64_t base = atomic_load_explicit(&((wtp__wasi_entry *)entry)->rights_base,
+                                       memory_order_relaxed);
+  uint64_t missing = needed & wtp__wasi_kind_rights(entry->filetype) & ~base &
+                     ~WASI_RIGHTS_FD_DATASYNC;
+  if (missing == 0) return WASI_ESUCCESS;
+  return missing & ACCESS_RIGHTS ? WASI_EBADF : WASI_ENOTCAPABLE;
+}
+
+uint64_t wtp__wasi_entry_inheriting(const wtp__wasi_entry *entry) {
+  return atomic_load_explicit(&((wtp__wasi_entry *)entry)->rights_inheriting,
+                              memory_order_relaxed);
+}
+
+/* Narrows *word to want: ENOTCAPABLE if want holds a right *word does not. */
+static uint32_t narrow(_Atomic uint64_t *word, uint64_t want) {
+  uint64_t now = atomic_load_explicit(word, memory_order_relaxed);
+  do {
+    if (want & ~now) return WASI_ENOTCAPABLE;
+  } while (!atomic_compare_exchange_weak_explicit(
+      word, &now, want, memory_order_relaxed, memory_order_relaxed));
+  return WASI_ESUCCESS;
+}
+
+uint32_t wtp__wasi_entry_narrow(wtp__wasi_entry *entry, uint64_t base,
+                                uint64_t inheriting) {
+  /* Both checked before either changes, then each narrowed on its own. */
+  if ((base &
+       ~atomic_load_explicit(&entry->rights_base, memory_order_relaxed)) ||
+      (inheriting &
+       ~atomic_load_explicit(&entry->rights_inheriting, memory_order_relaxed)))
+    return WASI_ENOTCAPABLE;
+  uint32_t err = narrow(&entry->rights_base, base);
+  if (err == WASI_ESUCCESS) err = narrow(&entry->rights_inheriting, inheriting);
+  return err;
+}
+
 /* Rights by kind and access mode (see "Rights" above). */
 static uint64_t rights_for(uint8_t filetype, int host_fd) {
-  uint64_t rights;
-  if (filetype == WASI_FILETYPE_DIRECTORY) return WASI_RIGHTS_DIRECTORY;
-  if (filetype == WASI_FILETYPE_REGULAR_FILE ||
-      filetype == WASI_FILETYPE_BLOCK_DEVICE) {
-    rights = WASI_RIGHTS_REGULAR_FILE;
-  } else {
-    rights = WASI_RIGHTS_STREAM;
-    if (filetype != WASI_FILETYPE_SOCKET_STREAM &&
-        filetype != WASI_FILETYPE_SOCKET_DGRAM) {
-      rights &= ~WASI_RIGHTS_SOCK_SHUTDOWN;
-    }
-  }
+  uint64_t rights = wtp__wasi_kind_rights(filetype);
+  if (filetype == WASI_FILETYPE_DIRECTORY) return rights;
   int flags = fcntl(host_fd, F_GETFL);
   if (flags >= 0) {
     int mode = flags & O_ACCMODE;

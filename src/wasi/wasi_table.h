@@ -42,7 +42,11 @@ struct wtp__wasi_entry {
   int io_fd; /* reads and writes go here: host_fd, or a private reopen (owned) */
   uint8_t filetype; /* WASI filetype */
   uint8_t io_kind;  /* enum wasi_io_kind */
-  uint64_t rights_base, rights_inheriting;
+  /* The rights (wasi_table.c, "Rights"): set before the entry is published,
+   * then only ever narrowed (fd_fdstat_set_rights: a compare-and-swap loop
+   * that never sets a bit, so concurrent narrowings compose). Relaxed: each
+   * word is read on its own and publishes no other data. */
+  _Atomic uint64_t rights_base, rights_inheriting;
   char *preopen; /* the guest name of a preopened directory, or NULL */
   /* The guest's fdflags, all of them the entry's own (no host description
    * carries them: APPEND, NONBLOCK, DSYNC, RSYNC and SYNC are emulated,
@@ -93,6 +97,10 @@ struct wtp_wasi {
  * section of table_lock; `to`'s old entry loses the slot's reference. */
 uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd);
 uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to);
+
+/* wasi_table.c: fd_fdstat_set_rights (ENOTCAPABLE if it would widen). */
+uint32_t wtp__wasi_entry_narrow(wtp__wasi_entry *entry, uint64_t base,
+                                uint64_t inheriting);
 
 /* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
  * peer hung up or failed (0: the caller retries its call and gets the

@@ -190,10 +190,210 @@ static void test_dev_null_is_no_terminal(void) {
   if (master >= 0) close(master);
 }
 
+/* ---- rights ---- */
+
+static uint64_t fdstat_base(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd) {
+  if (CALL(wasi, m, "fd_fdstat_get", fd, RESULT) != 0) return UINT64_MAX;
+  return wtp__wasi_load32(m, RESULT + 8) |
+         (uint64_t)wtp__wasi_load32(m, RESULT + 12) << 32;
+}
+
+static uint64_t fdstat_inheriting(wtp_wasi *wasi, wtp_wasi_memory *m,
+                                  uint32_t fd) {
+  if (CALL(wasi, m, "fd_fdstat_get", fd, RESULT) != 0) return UINT64_MAX;
+  return wtp__wasi_load32(m, RESULT + 16) |
+         (uint64_t)wtp__wasi_load32(m, RESULT + 20) << 32;
+}
+
+#define NO_POSITION \
+  (WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL | WASI_RIGHTS_FD_FILESTAT_SET_SIZE)
+
+/* A directory: no seek, tell or set-size; O_DIRECTORY with write rights
+ * refused; read rights fine (Rust's read_dir asks for FD_READ). */
+static void test_directory_rights(void) {
+  char sub[128];
+  in_dir(sub, sizeof sub, "sub");
+  mkdir(sub, 0777);
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint64_t base = fdstat_base(wasi, &m, 3);
+  CHECK_EQ(base & NO_POSITION, 0);
+  CHECK(base & WASI_RIGHTS_PATH_FILESTAT_SET_SIZE);
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", 3, 0, WASI_WHENCE_SET, RESULT),
+           WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_size", 3, 0), WASI_EBADF);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "sub", WASI_OFLAGS_DIRECTORY,
+                  WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_WRITE, 0, 0, NULL),
+           WASI_EISDIR);
+  CHECK_EQ(g_open(wasi, &m, "sub", WASI_OFLAGS_DIRECTORY | WASI_OFLAGS_CREAT,
+                  WASI_RIGHTS_FD_READDIR, 0, 0, NULL),
+           WASI_EINVAL);
+  CHECK_EQ(
+      g_open(wasi, &m, "sub", WASI_OFLAGS_DIRECTORY,
+             WASI_RIGHTS_ALL &
+                 ~(WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_DATASYNC |
+                   WASI_RIGHTS_FD_ALLOCATE | WASI_RIGHTS_FD_FILESTAT_SET_SIZE),
+             WASI_RIGHTS_ALL, 0, &fd),
+      0);
+  base = fdstat_base(wasi, &m, fd);
+  CHECK_EQ(base & NO_POSITION, 0);
+  CHECK(base & WASI_RIGHTS_FD_READDIR);
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", fd, 0, WASI_WHENCE_CUR, RESULT),
+           WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_close", fd), 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  rmdir(sub);
+}
+
+/* fd_fdstat_set_rights narrows, never widens; a removed right is refused. */
+static void test_narrowing(void) {
+  char path[128];
+  in_dir(path, sizeof path, "narrow");
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "narrow", WASI_OFLAGS_CREAT | WASI_OFLAGS_TRUNC,
+                  WASI_RIGHTS_REGULAR_FILE, 0, 0, &fd),
+           0);
+  CHECK_EQ(fdstat_base(wasi, &m, fd), WASI_RIGHTS_REGULAR_FILE);
+  CHECK_EQ(g_write(wasi, &m, fd, "0123456789"), 0);
+  uint64_t less = WASI_RIGHTS_REGULAR_FILE & ~WASI_RIGHTS_FD_SEEK;
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", fd, less, 0), 0);
+  CHECK_EQ(fdstat_base(wasi, &m, fd), less);
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", fd, 1, WASI_WHENCE_SET, RESULT),
+           WASI_ENOTCAPABLE);
+  CHECK_EQ(CALL(wasi, &m, "fd_tell", fd, RESULT), 0); /* TELL is still held */
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 10);
+  /* Never widens. */
+  CHECK_EQ(
+      CALL(wasi, &m, "fd_fdstat_set_rights", fd, WASI_RIGHTS_REGULAR_FILE, 0),
+      WASI_ENOTCAPABLE);
+  CHECK_EQ(
+      CALL(wasi, &m, "fd_fdstat_set_rights", fd, less, WASI_RIGHTS_FD_READ),
+      WASI_ENOTCAPABLE);
+  CHECK_EQ(fdstat_base(wasi, &m, fd), less);
+  /* Without FD_WRITE: EBADF, as a descriptor not open for writing. */
+  less &= ~(WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_FILESTAT_SET_SIZE);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", fd, less, 0), 0);
+  CHECK_EQ(g_write(wasi, &m, fd, "more"), WASI_EBADF);
+  CHECK_EQ(g_pwrite(wasi, &m, fd, "more", 0), WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_size", fd, 0), WASI_EBADF);
+  put_iovec(&m, IOV, DATA, 4);
+  CHECK_EQ(CALL(wasi, &m, "fd_pread", fd, IOV, 1, 0, RESULT), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 4);
+  /* Without FD_FILESTAT_GET: ENOTCAPABLE. */
+  less &= ~WASI_RIGHTS_FD_FILESTAT_GET;
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", fd, less, 0), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, RESULT), WASI_ENOTCAPABLE);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", 999, 0, 0), WASI_EBADF);
+  struct stat st;
+  CHECK(stat(path, &st) == 0 && st.st_size == 10); /* nothing was written */
+  free(m.base);
+  wtp_wasi_release(wasi);
+  unlink(path);
+}
+
+/* ftruncate on a read-only fd: EBADF (wasmtime), not Linux's EINVAL. */
+static void test_truncate_read_only(void) {
+  char path[128];
+  in_dir(path, sizeof path, "ro");
+  int host = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK_EQ(write(host, "keep", 4), 4);
+  close(host);
+  int ro = open(path, O_RDONLY);
+  wtp_wasi *wasi = make_wasi(ro, -1, -1, dir); /* stdin: a read-only file */
+  wtp_wasi_memory m = guest_memory(MEM);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_size", 0, 0), WASI_EBADF);
+  /* As wasi-libc opens O_RDONLY: no write rights asked. */
+  uint32_t fd = 0;
+  CHECK_EQ(
+      g_open(wasi, &m, "ro", 0,
+             WASI_RIGHTS_REGULAR_FILE &
+                 ~(WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_DATASYNC |
+                   WASI_RIGHTS_FD_ALLOCATE | WASI_RIGHTS_FD_FILESTAT_SET_SIZE),
+             0, 0, &fd),
+      0);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_size", fd, 0), WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_datasync", fd), 0); /* POSIX allows it */
+  struct stat st;
+  CHECK(stat(path, &st) == 0 && st.st_size == 4);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(ro);
+  unlink(path);
+}
+
+/* The directory's rights govern path calls and what path_open grants. */
+static void test_inheriting_governs_open(void) {
+  char path[128], made[128];
+  in_dir(path, sizeof path, "inherit");
+  in_dir(made, sizeof made, "made");
+  int host = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK_EQ(write(host, "data", 4), 4);
+  close(host);
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint64_t base = fdstat_base(wasi, &m, 3),
+           inheriting = fdstat_inheriting(wasi, &m, 3);
+  /* No write rights to hand out: a write open gets a read-only fd. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", 3, base,
+                inheriting & ~WASI_RIGHTS_FD_WRITE),
+           0);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "inherit", 0,
+                  WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_WRITE, 0, 0, &fd),
+           0);
+  CHECK_EQ(fdstat_base(wasi, &m, fd) & WASI_RIGHTS_FD_WRITE, 0);
+  CHECK_EQ(g_write(wasi, &m, fd, "XX"), WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "fd_close", fd), 0);
+  /* Truncation needs PATH_FILESTAT_SET_SIZE, creation PATH_CREATE_FILE. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", 3,
+                base & ~(WASI_RIGHTS_PATH_FILESTAT_SET_SIZE |
+                         WASI_RIGHTS_PATH_CREATE_FILE |
+                         WASI_RIGHTS_PATH_CREATE_DIRECTORY),
+                0),
+           0);
+  CHECK_EQ(g_open(wasi, &m, "inherit", WASI_OFLAGS_TRUNC, 0, 0, 0, NULL),
+           WASI_ENOTCAPABLE);
+  CHECK_EQ(g_open(wasi, &m, "made", WASI_OFLAGS_CREAT, 0, 0, 0, NULL),
+           WASI_ENOTCAPABLE);
+  put_path(&m, "made");
+  CHECK_EQ(CALL(wasi, &m, "path_create_directory", 3, PATH, 4),
+           WASI_ENOTCAPABLE);
+  struct stat st;
+  CHECK(stat(path, &st) == 0 && st.st_size == 4);
+  CHECK(stat(made, &st) != 0 && errno == ENOENT);
+  /* Inheriting is now empty: an open still works, with no rights. */
+  CHECK_EQ(g_open(wasi, &m, "inherit", 0, WASI_RIGHTS_FD_READ, 0, 0, &fd), 0);
+  CHECK_EQ(fdstat_base(wasi, &m, fd), 0);
+  put_iovec(&m, IOV, DATA, 4);
+  CHECK_EQ(CALL(wasi, &m, "fd_read", fd, IOV, 1, RESULT), WASI_EBADF);
+  /* Without PATH_OPEN nothing opens; without FD_READDIR nothing lists. */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_rights", 3,
+                base & ~(WASI_RIGHTS_PATH_OPEN | WASI_RIGHTS_FD_READDIR |
+                         WASI_RIGHTS_PATH_FILESTAT_SET_SIZE |
+                         WASI_RIGHTS_PATH_CREATE_FILE |
+                         WASI_RIGHTS_PATH_CREATE_DIRECTORY),
+                0),
+           0);
+  CHECK_EQ(g_open(wasi, &m, "inherit", 0, 0, 0, 0, NULL), WASI_ENOTCAPABLE);
+  CHECK_EQ(CALL(wasi, &m, "fd_readdir", 3, DATA, 256, 0, RESULT),
+           WASI_ENOTCAPABLE);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  unlink(path);
+}
+
 static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
   RUN(test_dev_null_is_no_terminal);
+  RUN(test_directory_rights);
+  RUN(test_narrowing);
+  RUN(test_truncate_read_only);
+  RUN(test_inheriting_governs_open);
 }
 
 int main(int argc, char **argv) {
