@@ -20,7 +20,8 @@
  *     path_link never follows one at all (SYMLINK_FOLLOW: EINVAL, as wasmtime);
  *   - more than WTP__WASI_SYMLINK_MAX links in one resolution: ELOOP;
  *   - a path with a NUL byte: EINVAL; not UTF-8: EILSEQ; empty: ENOENT;
- *     "file/": ENOTDIR; longer than WTP__WASI_PATH_MAX: ENAMETOOLONG.
+ *     "file/": ENOTDIR; longer than WTP__WASI_PATH_MAX: ENAMETOOLONG; (the
+ *     walk only) more than WALK_DEPTH_MAX levels deep: ENAMETOOLONG.
  * A directory swapped for a symbolic link while a walk is in it never
  * carries the walk outside (TOCTOU): every step is opened relative to the
  * descriptor of the step before with O_NOFOLLOW, so the kernel never
@@ -88,6 +89,12 @@ struct wtp_open_how {
 
 /* The longest text a walk holds at once (a path with its links spliced in). */
 #define WALK_TEXT_MAX (16 * WTP__WASI_PATH_MAX)
+/* The most directory descriptors one walk holds at once (one per level it
+ * has entered, kept for ".."): a deeper path answers ENAMETOOLONG, so that a
+ * path thousands of levels deep (through links) never exhausts the
+ * process's descriptors, which other threads (and Node) share. openat2
+ * holds none and has no such bound. */
+#define WALK_DEPTH_MAX 128
 
 static uint32_t to_wasi(int host_errno) {
   return host_errno == ESCAPE ? WASI_EPERM : wtp__wasi_errno(host_errno);
@@ -198,6 +205,10 @@ static int walk_cur(const walk *w) {
 }
 
 static int walk_push(walk *w, int fd) {
+  if (w->depth >= WALK_DEPTH_MAX) {
+    close(fd);
+    return ENAMETOOLONG;
+  }
   if (w->depth == w->cap) {
     size_t cap = w->cap ? w->cap * 2 : 8;
     int *dirs = realloc(w->dirs, cap * sizeof *dirs);
