@@ -66,6 +66,11 @@ void **wtp__wasi_entry_readdir_state(wtp__wasi_entry *entry,
 void wtp__wasi_entry_lock(wtp__wasi_entry *entry);
 void wtp__wasi_entry_unlock(wtp__wasi_entry *entry);
 
+/* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
+ * peer hung up or failed (0), or the program stops (WTP_WASI_STOPPED).
+ * Never a timeout. */
+uint32_t wtp__wasi_wait_fd(wtp_wasi *wasi, int fd, short events);
+
 /* A host errno as a WASI errno. */
 uint32_t wtp__wasi_errno(int host_errno);
 /* A host file type (st_mode) as a WASI filetype. */

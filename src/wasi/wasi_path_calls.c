@@ -16,6 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/inotify.h>
+#endif
 
 #include "wasi_errno.h"
 #include "wasi_internal.h"
@@ -125,16 +128,24 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
 
 /* FIFOs. The open itself is non-blocking (O_NONBLOCK above) so that it
  * never waits beyond the stop's reach; unless the guest asked NONBLOCK, the
- * wait a blocking open makes for the peer is made here, stoppably, looking
- * again every FIFO_RETRY_MS (the kernel signals no peer's arrival):
- *   - a reader waits for a writer (Linux: tee() of one byte, which consumes
- *     nothing, answers EAGAIN once a writer is there, data once there is
- *     some, 0 while there is neither; elsewhere the reader does not wait,
- *     and a read before the writer comes sees an end of file);
- *   - a writer's non-blocking open answers ENXIO until a reader comes.
- * WTP_WASI_STOPPED if the program stops meanwhile (seen within
- * FIFO_RETRY_MS: the path layer keeps to wasi_internal.h, without the
- * table's wake-up descriptor). */
+ * wait a blocking open makes for the peer is made here, stoppably:
+ *   - a reader waits for a writer (Linux). It is done when tee() of one
+ *     byte (which consumes nothing) answers EAGAIN (a writer is there) or
+ *     data, or when poll() says POLLHUP: a writer came and went since the
+ *     reader's open, which a blocking open would have returned for (its
+ *     reads then see the end of file). Between checks it sleeps until
+ *     someone opens the FIFO: an inotify IN_OPEN watch on its inode, added
+ *     before the first check (so no writer is missed), polled with the
+ *     program's stop (wtp__wasi_wait_fd). Without inotify (its limits) it
+ *     looks again every FIFO_RETRY_MS. Elsewhere (macOS) the reader does
+ *     not wait, and a read before the writer comes sees an end of file.
+ *   - a writer's non-blocking open answers ENXIO until a reader comes; it
+ *     looks again every FIFO_RETRY_MS (the kernel signals no reader's
+ *     arrival that a writer could wait on: a reader blocked in its own
+ *     open has not finished it, so IN_OPEN would never come). A reader that
+ *     opens and closes between two looks is missed, where a blocking open
+ *     would have returned (and its write met EPIPE).
+ * WTP_WASI_STOPPED if the program stops meanwhile. */
 #define FIFO_RETRY_MS 10
 
 /* Sleeps FIFO_RETRY_MS, or less if fd (not -1) turns readable; 1 if the
@@ -146,19 +157,51 @@ static int fifo_pause(wtp_wasi *wasi, int fd) {
   return wtp_wasi_stopped(wasi);
 }
 
+#ifdef __linux__
+/* An inotify descriptor that turns readable when anyone opens the FIFO
+ * host_fd is open on, or -1. */
+static int fifo_watch(int host_fd) {
+  int watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (watch < 0) return -1;
+  char path[40];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", host_fd);
+  if (inotify_add_watch(watch, path, IN_OPEN) < 0) {
+    close(watch);
+    return -1;
+  }
+  return watch;
+}
+
+/* Empties the watch's queue (it only wakes the waiter). */
+static void fifo_watch_drain(int watch) {
+  char events[4096];
+  while (read(watch, events, sizeof events) > 0) {
+  }
+}
+#endif
+
 static uint32_t fifo_wait_writer(wtp_wasi *wasi, int host_fd) {
 #ifdef __linux__
   int scratch[2];
   if (pipe2(scratch, O_CLOEXEC | O_NONBLOCK) != 0) return WASI_ESUCCESS;
+  int watch = fifo_watch(host_fd);
   uint32_t err = WASI_ESUCCESS;
   for (;;) {
     ssize_t n = tee(host_fd, scratch[1], 1, SPLICE_F_NONBLOCK);
     if (n != 0) break; /* data, a writer (EAGAIN), or an error for the read */
-    if (fifo_pause(wasi, host_fd)) {
+    struct pollfd gone = {host_fd, POLLIN, 0};
+    if (poll(&gone, 1, 0) > 0) break; /* a writer came and went: POLLHUP */
+    if (watch >= 0) {
+      err = wtp__wasi_wait_fd(wasi, watch, POLLIN);
+      if (err == WTP_WASI_STOPPED) break;
+      fifo_watch_drain(watch);
+      err = WASI_ESUCCESS;
+    } else if (fifo_pause(wasi, host_fd)) {
       err = WTP_WASI_STOPPED;
       break;
     }
   }
+  if (watch >= 0) close(watch);
   close(scratch[0]);
   close(scratch[1]);
   if (err) close(host_fd);

@@ -102,9 +102,8 @@ uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to);
 uint32_t wtp__wasi_entry_narrow(wtp__wasi_entry *entry, uint64_t base,
                                 uint64_t inheriting);
 
-/* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
- * peer hung up or failed (0: the caller retries its call and gets the
- * outcome), or the program stops (WTP_WASI_STOPPED). Never a timeout. */
-uint32_t wtp__wasi_wait_fd(wtp_wasi *wasi, int fd, short events);
+/* wtp__wasi_wait_fd (wasi_poll.c) is declared in wasi_internal.h: after a
+ * wake-up for a peer that hung up or failed, the caller retries its call
+ * and gets the outcome. */
 
 #endif /* WTP_WASI_TABLE_H */

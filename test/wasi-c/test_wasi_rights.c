@@ -494,6 +494,61 @@ static void test_path_copied_before_check(void) {
 #endif
 }
 
+/* A FIFO reader's open waits for a writer on a wake-up: a writer that opens
+ * and closes at once is not missed (it was, between two looks 10 ms apart).
+ * The reader's open then returns and its read sees the end of file. */
+typedef struct fifo_reader {
+  wtp_wasi *wasi;
+  wtp_wasi_memory *m;
+  uint32_t err;
+  atomic_int done;
+} fifo_reader;
+
+static void *fifo_open_reader(void *arg) {
+  fifo_reader *r = arg;
+  r->err = g_open(r->wasi, r->m, "fifo", 0, WASI_RIGHTS_FD_READ, 0, 0, NULL);
+  atomic_store(&r->done, 1);
+  return NULL;
+}
+
+static void test_fifo_writer_in_and_out(void) {
+#ifdef __linux__
+  char fifo[128];
+  in_dir(fifo, sizeof fifo, "fifo");
+  CHECK_EQ(mkfifo(fifo, 0600), 0);
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  fifo_reader r = {wasi, &m, UINT32_MAX, 0};
+  pthread_t thread;
+  pthread_create(&thread, NULL, fifo_open_reader, &r);
+  /* Until the reader is waiting in its open: a non-blocking writer's open
+   * succeeds once the reader's description is there. */
+  int writer = -1;
+  double until = now_ms() + 10000;
+  while (writer < 0 && now_ms() < until) {
+    writer = open(fifo, O_WRONLY | O_NONBLOCK);
+    if (writer < 0) sleep_ms(1);
+  }
+  CHECK(writer >= 0);
+  if (writer >= 0) close(writer); /* in and out at once */
+  until = now_ms() + 5000;
+  while (!atomic_load(&r.done) && now_ms() < until) sleep_ms(5);
+  CHECK(atomic_load(&r.done));
+  wtp_wasi_stop(wasi); /* ends the open if it is still waiting */
+  pthread_join(thread, NULL);
+  CHECK_EQ(r.err, 0);
+  if (r.err == 0) {
+    uint32_t fd = wtp__wasi_load32(&m, RESULT);
+    put_iovec(&m, IOV, DATA, 8);
+    CHECK_EQ(CALL(wasi, &m, "fd_read", fd, IOV, 1, RESULT), 0);
+    CHECK_EQ(wtp__wasi_load32(&m, RESULT), 0); /* the end of file */
+  }
+  free(m.base);
+  wtp_wasi_release(wasi);
+  unlink(fifo);
+#endif
+}
+
 static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
@@ -504,6 +559,7 @@ static void run_all(void) {
   RUN(test_inheriting_governs_open);
   RUN(test_walk_depth_bounded);
   RUN(test_path_copied_before_check);
+  RUN(test_fifo_writer_in_and_out);
 }
 
 int main(int argc, char **argv) {
