@@ -9,6 +9,8 @@
 #endif
 
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "wasi_harness.h"
 #include "wasi_path.h"
@@ -549,6 +551,104 @@ static void test_fifo_writer_in_and_out(void) {
 #endif
 }
 
+/* poll_oneoff reads each subscription's tag once: a guest thread flipping
+ * one between CLOCK (0) and an invalid 7 gets EINVAL or a clock event,
+ * never an event of type 7 (a tag checked, then read again). */
+typedef struct tag_flipper {
+  volatile uint8_t *tag;
+  atomic_int stop;
+} tag_flipper;
+
+static void *flip_tag(void *arg) {
+  tag_flipper *f = arg;
+  while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
+    *f->tag = 7;
+    *f->tag = WASI_EVENTTYPE_CLOCK;
+  }
+  return NULL;
+}
+
+static void test_poll_tag_read_once(void) {
+#ifdef UNDER_TSAN
+  return;
+#else
+  enum { SUBS = 64, SUB = 48, EVENTS = 4096, NEVENTS = 8000 };
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  for (int i = 0; i < SUBS; i++) {
+    uint64_t at = (uint64_t)i * SUB;
+    memset(m.base + at, 0, SUB);
+    wtp__wasi_store64(&m, at, (uint64_t)i); /* userdata */
+    m.base[at + 8] = WASI_EVENTTYPE_CLOCK;
+    wtp__wasi_store32(&m, at + 16, WASI_CLOCK_MONOTONIC);
+    wtp__wasi_store64(&m, at + 24, 0); /* due at once */
+  }
+  tag_flipper f = {m.base + (uint64_t)(SUBS - 1) * SUB + 8, 0};
+  pthread_t thread;
+  pthread_create(&thread, NULL, flip_tag, &f);
+  int strange = 0;
+  double until = now_ms() + 1500;
+  for (int i = 0; i < 20000 && now_ms() < until; i++) {
+    uint32_t err = CALL(wasi, &m, "poll_oneoff", 0, EVENTS, SUBS, NEVENTS);
+    if (err == WASI_EINVAL) continue;
+    if (err != 0) {
+      strange++;
+      continue;
+    }
+    uint32_t n = wtp__wasi_load32(&m, NEVENTS);
+    for (uint32_t e = 0; e < n; e++)
+      if (m.base[EVENTS + e * 32 + 10] != WASI_EVENTTYPE_CLOCK) strange++;
+  }
+  atomic_store(&f.stop, 1);
+  pthread_join(thread, NULL);
+  CHECK_EQ(strange, 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+#endif
+}
+
+/* sock_accept: a connection on a listening socket, close-on-exec from the
+ * start (accept4 on Linux). */
+static void test_sock_accept(void) {
+  char path[96]; /* fits sun_path */
+  in_dir(path, sizeof path, "sock");
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+  CHECK_EQ(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+  CHECK_EQ(listen(listener, 4), 0);
+  wtp_wasi *wasi = make_wasi(listener, -1, -1, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  int client = socket(AF_UNIX, SOCK_STREAM, 0);
+  CHECK_EQ(connect(client, (struct sockaddr *)&addr, sizeof addr), 0);
+  CHECK_EQ(CALL(wasi, &m, "sock_accept", 0, 0, RESULT), 0);
+  uint32_t fd = wtp__wasi_load32(&m, RESULT);
+  CHECK_EQ(write(client, "hi", 2), 2);
+  put_iovec(&m, IOV, DATA, 8);
+  CHECK_EQ(CALL(wasi, &m, "fd_read", fd, IOV, 1, RESULT), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 2);
+  /* The accepted descriptor is the newest of the process: close-on-exec. */
+  int probe = open("/dev/null", O_RDONLY);
+  int found = 0;
+  for (int h = probe - 1; h > 2 && !found; h--) {
+    struct stat st;
+    if (fstat(h, &st) == 0 && S_ISSOCK(st.st_mode) && h != client &&
+        h != listener) {
+      found = 1;
+      CHECK(fcntl(h, F_GETFD) & FD_CLOEXEC);
+    }
+  }
+  CHECK(found);
+  close(probe);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  close(client);
+  close(listener);
+  unlink(path);
+}
+
 static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
@@ -560,6 +660,8 @@ static void run_all(void) {
   RUN(test_walk_depth_bounded);
   RUN(test_path_copied_before_check);
   RUN(test_fifo_writer_in_and_out);
+  RUN(test_poll_tag_read_once);
+  RUN(test_sock_accept);
 }
 
 int main(int argc, char **argv) {
