@@ -444,6 +444,7 @@ static void test_walk_depth_bounded(void) {
 #endif
 #endif
 
+#ifndef UNDER_TSAN
 typedef struct flipper {
   volatile uint8_t *byte;
   atomic_int stop;
@@ -457,6 +458,7 @@ static void *flip(void *arg) {
   }
   return NULL;
 }
+#endif
 
 static void test_path_copied_before_check(void) {
 #ifdef UNDER_TSAN
@@ -554,6 +556,7 @@ static void test_fifo_writer_in_and_out(void) {
 /* poll_oneoff reads each subscription's tag once: a guest thread flipping
  * one between CLOCK (0) and an invalid 7 gets EINVAL or a clock event,
  * never an event of type 7 (a tag checked, then read again). */
+#ifndef UNDER_TSAN
 typedef struct tag_flipper {
   volatile uint8_t *tag;
   atomic_int stop;
@@ -567,6 +570,7 @@ static void *flip_tag(void *arg) {
   }
   return NULL;
 }
+#endif
 
 static void test_poll_tag_read_once(void) {
 #ifdef UNDER_TSAN
