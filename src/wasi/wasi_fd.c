@@ -49,6 +49,9 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "wasi_errno.h"
 #include "wasi_table.h"
@@ -238,17 +241,24 @@ static ssize_t file_io(int fd, const struct iovec *iov, int count,
   return writing ? writev(fd, iov, count) : readv(fd, iov, count);
 }
 
-#if defined(__linux__) && !defined(RWF_APPEND)
-#define RWF_APPEND 0x10 /* <linux/fs.h>; older C library headers lack it */
+#if defined(__linux__) && defined(__NR_pwritev2)
+#define WASI_RWF_APPEND 0x10 /* RWF_APPEND, <linux/fs.h> (Linux 4.16) */
+/* pwritev2 as the system call: the C library's wrapper is glibc 2.26, newer
+ * than the prebuilds' glibc 2.17. Offset -1 (pos_l and pos_h both ones):
+ * the description's offset is used and left at the end, as an O_APPEND
+ * write leaves it. */
+static ssize_t pwritev2_append(int fd, const struct iovec *iov, int count) {
+  return (ssize_t)syscall(__NR_pwritev2, fd, iov, count, ~0UL, ~0UL,
+                          WASI_RWF_APPEND);
+}
 #endif
 
 /* A write at the end of a regular file for an APPEND entry (see the top). */
 static ssize_t append_io(wtp__wasi_entry *entry, const struct iovec *iov,
                          int count) {
-#ifdef __linux__
-  /* Offset -1: the description's offset is used and left at the end, as an
-   * O_APPEND write leaves it. */
-  ssize_t n = pwritev2(entry->io_fd, iov, count, -1, RWF_APPEND);
+#if defined(__linux__) && defined(__NR_pwritev2)
+  /* Older kernels: ENOSYS (no pwritev2) or EOPNOTSUPP (no RWF_APPEND). */
+  ssize_t n = pwritev2_append(entry->io_fd, iov, count);
   if (n >= 0 || (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS))
     return n;
 #endif
