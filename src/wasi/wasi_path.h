@@ -18,7 +18,8 @@
  * > WTP__WASI_PATH_MAX). Returns EFAULT if the range is outside memory,
  * EINVAL if the path holds a NUL byte, EILSEQ if it is not UTF-8,
  * ENAMETOOLONG if it is longer than WTP__WASI_PATH_MAX; touches nothing on
- * the host. */
+ * the host. The checks are made on the copy, never on guest memory (which
+ * another guest thread may change meanwhile): what is checked is used. */
 uint32_t wtp__wasi_path_copy(const wtp_wasi_memory *memory, uint64_t ptr,
                              uint64_t len, char *out, size_t out_size);
 
