@@ -115,6 +115,13 @@ if (typeof opt("render") === "string") {
 const quick = !!opt("quick");
 const only = typeof opt("only") === "string" ? opt("only").split(",").filter(Boolean) : null;
 const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps")) | 0) : null;
+// The committed figures change only when asked (--publish), and only from a
+// full run of every scenario on every implementation.
+const publish = !!opt("publish");
+if (publish && (quick || only || repsOverride !== null || ["impl", "out", "no-report"].some((o) => opt(o) !== undefined))) {
+  console.error("bench: --publish needs a full run of every scenario (no --quick, --only, --impl, --reps, --out or --no-report)");
+  process.exit(2);
+}
 
 // Which addon build the children load (lib/native/binding.js honours
 // WASI_THREAD_POOL_ADDON in every thread).
@@ -170,13 +177,6 @@ if (typeof opt("impl") === "string") {
 let plan = buildPlan({ quick });
 if (only) plan = plan.filter((s) => only.some((o) => s.id.startsWith(o)));
 const complete = !only && impls.length === available.list.length && repsOverride === null;
-// The committed figures change only when asked (--publish), and only from a
-// full run of every scenario on every implementation.
-const publish = !!opt("publish");
-if (publish && (quick || !complete || opt("out") !== undefined || opt("no-report"))) {
-  console.error("bench: --publish needs a full run of every scenario (no --quick, --only, --impl, --reps, --out or --no-report)");
-  process.exit(2);
-}
 const outDir =
   typeof opt("out") === "string" ? resolve(opt("out")) : publish ? join(repoDir, "docs") : join(repoDir, ".tmp", "bench");
 
