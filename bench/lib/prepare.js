@@ -62,7 +62,7 @@ function buildWaveGuest(repoDir, log) {
   const missing = waveGuestToolsMissing();
   if (missing) {
     log(`bench: guest/out/thread-wave.wasm not built: ${missing}; its rows are skipped`);
-    return { skip: `the thread-wave guest needs ${missing}` };
+    return { skip: `the thread-wave guest cannot be built: ${missing}` };
   }
   try {
     execFileSync("sh", [join(repoDir, "scripts", "build-guest.sh")], { cwd: repoDir, stdio: "pipe" });
