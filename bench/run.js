@@ -557,7 +557,10 @@ if (!opt("no-report")) {
   }
 }
 
-const broken = results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));
-// A scenario that failed in every repetition fails the run (the smoke test's
-// point); slow figures never do.
+const broken =
+  prepared.workers.error !== undefined ||
+  results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));
+// A scenario that failed in every repetition, or a build of ours that failed
+// (bench/lib/prepare.js), fails the run (the smoke test's point); slow
+// figures never do.
 process.exit(broken ? 1 : 0);

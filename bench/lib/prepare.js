@@ -35,8 +35,8 @@ function waveGuestToolsMissing() {
   return missing.length ? `${missing.join(", ")} not found (apt-get install -y clang lld gcc)` : null;
 }
 
-// Builds what the plan needs. Returns {waveGuest: {skip} | {error} | {ok}},
-// and logs one line per build.
+// Builds what the plan needs. Returns {workers, waveGuest}, each {ok} |
+// {skip: why} | {error: what failed}, and logs one line per build.
 export async function prepareBench({ repoDir, plan, log }) {
   const out = { waveGuest: { ok: true }, workers: null };
   out.workers = await buildWorkers(log);
@@ -49,13 +49,24 @@ async function buildWorkers(log) {
   try {
     bundler = await import("../../scripts/bundle-workers.js");
   } catch (error) {
+    if (error.code !== "ERR_MODULE_NOT_FOUND" || !/esbuild/.test(error.message)) {
+      log(`bench: scripts/bundle-workers.js FAILED to load: ${error.message}`);
+      return { error: `scripts/bundle-workers.js failed to load: ${error.message}` };
+    }
     // esbuild (a devDependency) is absent: the package's per-module workers run.
-    log(`bench: the one-file pool workers are not built (${error.code ?? error.message}); the per-module workers run`);
+    log("bench: the one-file pool workers are not built (esbuild is not installed); the per-module workers run");
     return { skip: "esbuild not installed" };
   }
-  const written = await bundler.writeWorkerBundles();
-  log(`bench: built ${written.join(", ")} (scripts/bundle-workers.js)`);
-  return { ok: true };
+  try {
+    const written = await bundler.writeWorkerBundles();
+    log(`bench: built ${written.join(", ")} (scripts/bundle-workers.js)`);
+    return { ok: true };
+  } catch (error) {
+    // Our own sources did not bundle: the rows still run (on the per-module
+    // workers), and the run fails at its end.
+    log(`bench: scripts/bundle-workers.js FAILED: ${error.message}`);
+    return { error: `scripts/bundle-workers.js failed: ${error.message}` };
+  }
 }
 
 function buildWaveGuest(repoDir, log) {
