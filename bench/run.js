@@ -530,7 +530,7 @@ const runInfo = {
 const plans = Object.fromEntries(plan.map((s) => [s.id, s]));
 const targets = evaluateTargets(results);
 
-process.stdout.write(formatTable(results, plans, impls) + "\n");
+process.stdout.write(formatTable(results, plans, impls, { cores: machine.availableParallelism }) + "\n");
 process.stdout.write("\nThe machine per group (bench/lib/load.js):\n");
 for (const line of formatLoadLines(results, machine.availableParallelism)) process.stdout.write(`  ${line}\n`);
 process.stdout.write("\nTargets (native):\n");

@@ -436,7 +436,7 @@ export function variantTables(results, plans) {
   return tables;
 }
 
-function formatVariantTable(t) {
+function formatVariantTable(t, loadLine) {
   const others = t.variants.filter((v) => v.id !== t.baseline);
   const header = ["metric", "unit", ...t.variants.map((v) => v.id), ...others.map((v) => `${v.id}/${t.baseline}`)];
   const lines = t.rows.map((row) => [
@@ -454,6 +454,7 @@ function formatVariantTable(t) {
   const legend = t.variants.map((v) => `${v.id} = ${v.label}`).join("; ");
   return [
     `${t.id}${t.loaded ? " !" : ""}: ${t.title}${t.skipped ? ` (skipped: ${t.skipped})` : ""}`,
+    ...(loadLine ? [`  ${loadLine}`] : []),
     `  (${legend})`,
     fmtLine(header),
     widths.map((w) => "-".repeat(w)).join("  "),
@@ -470,12 +471,24 @@ export function formatLoadLines(results, cores) {
   return lines;
 }
 
-export function formatTable(results, plans, impls) {
-  const variantText = variantTables(results, plans).map(formatVariantTable).join("\n\n");
-  return formatImplTable(results, plans, impls) + (variantText ? `\n\n${variantText}` : "");
+// cores: the machine's CPUs, for the load lines (each group's rows under a
+// line saying what other work did while they ran; each variant table too).
+export function formatTable(results, plans, impls, { cores } = {}) {
+  const loadOf = (id) => results.find((r) => r.id === id)?.load;
+  const variantText = variantTables(results, plans)
+    .map((t) => formatVariantTable(t, cores ? rowLoadLine(loadOf(t.id), cores) : null))
+    .join("\n\n");
+  return formatImplTable(results, plans, impls, cores) + (variantText ? `\n\n${variantText}` : "");
 }
 
-function formatImplTable(results, plans, impls) {
+function rowLoadLine(load, cores) {
+  if (!load) return null;
+  const avg = `load average ${load.loadAverage[0]} -> ${load.loadAverage[1]}`;
+  if (load.othersCpus === null) return `(machine: ${avg})`;
+  return `(machine: other work used ${load.othersCpus} of ${cores} CPUs, ${avg}${load.loaded ? `; LOADED: fewer free CPUs than the ${load.needs} it needs` : ""})`;
+}
+
+function formatImplTable(results, plans, impls, cores) {
   const rows = tableRows(results, plans, impls);
   const header = ["scenario", "metric", "unit", ...impls.map((i) => `${i} median [p10-p90]`), "native/js"];
   const lines = rows.map((row) => {
@@ -492,7 +505,16 @@ function formatImplTable(results, plans, impls) {
       .map((v, c) => String(v).padEnd(widths[c]))
       .join("  ")
       .trimEnd();
-  return [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(fmtLine)].join("\n");
+  const out = [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  ")];
+  rows.forEach((row, i) => {
+    if (cores && (i === 0 || rows[i - 1].group !== row.group)) {
+      out.push(
+        `== ${row.group}: ${groupLoadText(groupLoad(results.filter((r) => r.group === row.group && !r.variants)), cores)}`,
+      );
+    }
+    out.push(fmtLine(lines[i]));
+  });
+  return out.join("\n");
 }
 
 // ---------------------------------------------------------------------------
