@@ -2,16 +2,36 @@
 // `npm run bench`: the native pool against the JS baseline.
 //
 //   node bench/run.js            full run (a few minutes); writes
-//                                docs/benchmarks.{md,json,svg}
-//   node bench/run.js --quick    CI smoke run (seconds); writes .tmp/bench/
+//                                .tmp/bench/benchmarks.{md,json,svg}
+//   node bench/run.js --quick    CI smoke run (a minute or two); writes
+//                                .tmp/bench/quick.{md,json,svg}
+//   node bench/run.js --publish  full run that rewrites the committed
+//                                docs/benchmarks.{md,json,svg} and the
+//                                README's headline table (whoever publishes
+//                                figures)
+//
+// Before its first row it builds what it needs from this repository
+// (bench/lib/prepare.js: the one-file pool workers into dist/, the
+// thread-wave guest into guest/out/; the rows build the rest on demand), all
+// into ignored folders: a run leaves `git status` as it found it unless
+// --publish. A row skips, with the reason, only for what the machine lacks
+// (clang-19, ../shared/wasi-threads-sysroot, Zig, taskset ...); the run exits
+// 1 when a row failed in every repetition, else 0.
+//
+// The machine's state beside the figures (bench/lib/load.js): for every row
+// the CPUs that other work kept busy while it ran and the load average; per
+// group in the table and the report, and a row taken with fewer free CPUs
+// than it needs is marked LOADED (! in the terminal table).
 //
 // Options:
 //   --quick             small sizes, one repetition
+//   --publish           write docs/ and the README's headline (a full run of
+//                       every scenario only)
 //   --only=a,b          only the scenarios whose id starts with one of these
 //   --impl=js|native    only one implementation (default: every one available)
 //   --reps=N            repetitions per implementation (default: per scenario)
-//   --out=DIR           where the report goes (default: docs/ for a full run
-//                       of every scenario, else .tmp/bench/)
+//   --out=DIR           where the report goes (default: .tmp/bench/, or docs/
+//                       with --publish)
 //   --no-report         print the table only
 //   --addon=PATH        measure this build of the addon (WASI_THREAD_POOL_ADDON)
 //   --fresh-addon       build src/ into .tmp/bench/ first (cc, binding.gyp's
@@ -35,7 +55,9 @@ import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
 import { compareAddonWithSources } from "./lib/addon-source.js";
 import { ccAddon } from "./lib/cc-addon.js";
-import { evaluateTargets, formatTable, renderReadmeHeadline, rewriteReadme, writeReport } from "./lib/report.js";
+import { evaluateTargets, formatLoadLines, formatTable, renderReadmeHeadline, rewriteReadme, writeReport } from "./lib/report.js";
+import { needsWaveGuest, prepareBench } from "./lib/prepare.js";
+import { cpusNeeded, loadBetween, loadSample } from "./lib/load.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoDir = resolve(benchDir, "..");
@@ -50,13 +72,15 @@ const opt = (name) => {
   return hit.includes("=") ? hit.slice(hit.indexOf("=") + 1) : true;
 };
 for (const a of argv) {
-  if (!/^--(quick|only|impl|reps|out|no-report|help|addon|fresh-addon|render)(=|$)/.test(a)) {
+  if (!/^--(quick|publish|only|impl|reps|out|no-report|help|addon|fresh-addon|render)(=|$)/.test(a)) {
     console.error(`bench: unknown option ${a} (see the head of bench/run.js)`);
     process.exit(2);
   }
 }
 if (opt("help")) {
-  console.log("usage: node bench/run.js [--quick] [--only=id,...] [--impl=js|native] [--reps=N] [--out=DIR] [--no-report]");
+  console.log(
+    "usage: node bench/run.js [--quick] [--publish] [--only=id,...] [--impl=js|native] [--reps=N] [--out=DIR] [--no-report]",
+  );
   process.exit(0);
 }
 if (typeof opt("render") === "string") {
@@ -91,6 +115,13 @@ if (typeof opt("render") === "string") {
 const quick = !!opt("quick");
 const only = typeof opt("only") === "string" ? opt("only").split(",").filter(Boolean) : null;
 const repsOverride = opt("reps") !== undefined ? Math.max(1, Number(opt("reps")) | 0) : null;
+// The committed figures change only when asked (--publish), and only from a
+// full run of every scenario on every implementation.
+const publish = !!opt("publish");
+if (publish && (quick || only || repsOverride !== null || ["impl", "out", "no-report"].some((o) => opt(o) !== undefined))) {
+  console.error("bench: --publish needs a full run of every scenario (no --quick, --only, --impl, --reps, --out or --no-report)");
+  process.exit(2);
+}
 
 // Which addon build the children load (lib/native/binding.js honours
 // WASI_THREAD_POOL_ADDON in every thread).
@@ -147,11 +178,7 @@ let plan = buildPlan({ quick });
 if (only) plan = plan.filter((s) => only.some((o) => s.id.startsWith(o)));
 const complete = !only && impls.length === available.list.length && repsOverride === null;
 const outDir =
-  typeof opt("out") === "string"
-    ? resolve(opt("out"))
-    : !quick && complete
-      ? join(repoDir, "docs")
-      : join(repoDir, ".tmp", "bench");
+  typeof opt("out") === "string" ? resolve(opt("out")) : publish ? join(repoDir, "docs") : join(repoDir, ".tmp", "bench");
 
 // ---------------------------------------------------------------------------
 // Children.
@@ -201,6 +228,10 @@ function tail(text, lines = 6) {
 // {error} or {skip}.
 async function measure(scenario, impl) {
   if (scenario.kind === "c") return measureC(scenario);
+  if (needsWaveGuest(scenario)) {
+    if (prepared.waveGuest.skip) return { skip: prepared.waveGuest.skip };
+    if (prepared.waveGuest.error) return { error: prepared.waveGuest.error };
+  }
   const script = join(benchDir, "scenarios", scenario.script);
   if (!existsSync(script)) return { skip: `bench/scenarios/${scenario.script} not present` };
   // A variant scenario: `impl` names the variant, which brings its own
@@ -302,6 +333,7 @@ async function measureC(scenario) {
 
 const machine = machineInfo(repoDir);
 machine.addon = addonInfo;
+const prepared = await prepareBench({ repoDir, plan, log });
 if (addonInfo?.matchesSrc === false) {
   log(`bench: WARNING: the addon ${addonInfo.path} ${addonInfo.srcCheck}`);
 }
@@ -341,6 +373,7 @@ for (const scenario of plan) {
           : impls;
   const runs = Object.fromEntries(order.map((i) => [i, []]));
   const t0 = elapsed();
+  const loadBefore = loadSample();
   let skipped = null;
   for (let rep = 0; rep < reps && !skipped; rep++) {
     for (const impl of order) {
@@ -366,7 +399,21 @@ for (const scenario of plan) {
       log(`${head}: ${first.label} ${fmt(shown, first)} ${first.unit} (${took}s)`);
     }
   }
-  results.push(aggregate(scenario, runs, skipped, elapsed() - t0));
+  const row = aggregate(scenario, runs, skipped, elapsed() - t0);
+  if (!skipped) {
+    row.load = loadBetween(loadBefore, loadSample(), {
+      cores: machine.availableParallelism,
+      needs: cpusNeeded(scenario, machine.availableParallelism),
+    });
+    log(`        ${scenario.id}: ${rowLoadText(row.load)}`);
+  }
+  results.push(row);
+}
+
+function rowLoadText(load) {
+  const avg = `load average ${load.loadAverage[0]} -> ${load.loadAverage[1]}`;
+  if (load.othersCpus === null) return avg;
+  return `other work used ${load.othersCpus} of ${machine.availableParallelism} CPUs, ${avg}; needs ${load.needs}${load.loaded ? ": LOADED" : ""}`;
 }
 
 function fmt(v, metric) {
@@ -483,7 +530,9 @@ const runInfo = {
 const plans = Object.fromEntries(plan.map((s) => [s.id, s]));
 const targets = evaluateTargets(results);
 
-process.stdout.write(formatTable(results, plans, impls) + "\n");
+process.stdout.write(formatTable(results, plans, impls, { cores: machine.availableParallelism }) + "\n");
+process.stdout.write("\nThe machine per group (bench/lib/load.js):\n");
+for (const line of formatLoadLines(results, machine.availableParallelism)) process.stdout.write(`  ${line}\n`);
 process.stdout.write("\nTargets (native):\n");
 for (const t of targets) {
   process.stdout.write(`  ${t.status.padEnd(7)} ${t.name}: ${t.figure}\n`);
@@ -495,16 +544,23 @@ if (!opt("no-report")) {
   const base = quick ? "quick" : "benchmarks";
   const files = writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls });
   for (const f of files) log(`bench: wrote ${relative(repoDir, f) || f}`);
-  // The README quotes the headline figures of the last full, complete run.
-  if (!quick && complete && outDir === join(repoDir, "docs")) {
+  // The README quotes the headline figures of the last published run.
+  if (publish) {
     const readme = join(repoDir, "README.md");
     if (rewriteReadme(readme, renderReadmeHeadline({ results, machine, runInfo })))
       log("bench: rewrote the headline table of README.md");
     else log("bench: README.md has no bench:headline markers; left alone");
+  } else {
+    log(
+      `bench: the report is ${relative(repoDir, files[0])} (an ignored folder); \`npm run bench -- --publish\` rewrites docs/benchmarks.* and the README's headline`,
+    );
   }
 }
 
-const broken = results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));
-// A scenario that failed in every repetition fails the run (the smoke test's
-// point); slow figures never do.
+const broken =
+  prepared.workers.error !== undefined ||
+  results.some((r) => Object.values(r.impls).some((e) => e.reps > 0 && e.failed === e.reps));
+// A scenario that failed in every repetition, or a build of ours that failed
+// (bench/lib/prepare.js), fails the run (the smoke test's point); slow
+// figures never do.
 process.exit(broken ? 1 : 0);

@@ -102,8 +102,9 @@ writeFileSync(
   files["imports as ES modules"],
   `${importLines("esm").join("\n")}\nimport { parentPort, workerData } from "node:worker_threads";\nparentPort.postMessage(0); ${HOLD}`,
 );
-// Built next to the sources, as scripts/bundle-workers.js builds (its
-// import.meta.url paths must mean the same).
+// Built next to the sources, so that its import.meta.url paths mean the same
+// (scripts/bundle-workers.js builds into dist/ and defines import.meta.url as
+// the entry's source URL instead: the same effect).
 const probeEntry = join(root, "lib/program/.worker-start-probe.js");
 writeFileSync(
   probeEntry,

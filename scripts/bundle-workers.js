@@ -1,37 +1,44 @@
 // Builds the one-file workers that the package starts, and checks them:
 //
-//   node scripts/bundle-workers.js           write them
-//   node scripts/bundle-workers.js --check   exit 1, naming them, when one is stale
+//   node scripts/bundle-workers.js           write them into dist/
+//   node scripts/bundle-workers.js --check   exit 1, naming them, when one is
+//                                            present and stale
 //
 // A Node worker that loads a graph of ES modules pays for each module (about
 // 0.5-1 ms each on the 2-CPU machine, and 4 ms for the ES module loader
 // itself); one CommonJS file costs it about what an empty worker costs
-// (docs/runner.md, "What a thread costs"). The built files are committed, so
-// that the package needs no build step; test/worker-bundle.test.js fails when
-// one no longer matches its sources. Built with esbuild (a devDependency),
-// its output is the same on every machine for a given esbuild version.
+// (docs/runner.md, "What a thread costs"). The built files are build output,
+// not sources: they go to dist/ (ignored), like the browser worker's bundle;
+// `npm pack` (prepack), `npm test`, `npm run bench` and the install from a git
+// checkout (scripts/install.js) build them, and lib/worker/entries.js starts
+// the source module where they are absent. Built with esbuild (a
+// devDependency), their text is the same on every machine for a given esbuild
+// version.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { WORKER_ENTRIES } from "../lib/worker/entries.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-// source -> built file. The built file sits next to its source, so that the
-// paths the sources make from import.meta.url (the addon's root, sibling
-// files) mean the same in both.
+// entry -> built file (lib/worker/entries.js names both).
 // dynamicImports: the worker imports modules named at run time (the SDK host's
 // runtimeModule and { moduleUrl } extraImports), so the built file keeps an
 // import().
 export const WORKER_BUNDLES = [
-  { entry: "lib/program/pool-worker.js", outfile: "lib/program/pool-worker.bundle.cjs", dynamicImports: false },
-  { entry: "lib/worker/node.js", outfile: "lib/worker/node.bundle.cjs", dynamicImports: true },
+  { entry: WORKER_ENTRIES.program.source, outfile: WORKER_ENTRIES.program.built, dynamicImports: false },
+  { entry: WORKER_ENTRIES.host.source, outfile: WORKER_ENTRIES.host.built, dynamicImports: true },
 ];
 
+// import.meta.url in the built file is its entry's source URL, so that the
+// paths the sources make from it (the addon's root, sibling files such as
+// lib/program/watch-worker.js) mean the same in both. The built file sits one
+// folder below the root (dist/), the entry two (lib/<room>/).
 const BANNER = (entry) =>
   `// Built from ${entry} by scripts/bundle-workers.js: do not edit; run\n` +
   `// \`node scripts/bundle-workers.js\` after changing any file it imports.\n` +
-  `const __wtpImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`;
+  `const __wtpImportMetaUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "..", ${JSON.stringify(entry)})).href;`;
 
 // The text of one built file.
 export async function bundleWorker({ entry }) {
@@ -42,7 +49,6 @@ export async function bundleWorker({ entry }) {
     format: "cjs",
     platform: "node",
     target: "node20",
-    // import.meta.url of the built file, for the sources that use it.
     define: { "import.meta.url": "__wtpImportMetaUrl" },
     banner: { js: BANNER(entry) },
     legalComments: "none",
@@ -53,19 +59,29 @@ export async function bundleWorker({ entry }) {
   return result.outputFiles[0].text;
 }
 
-// The built files that differ from what their sources give now.
+const builtPath = (outfile) => new URL(outfile, `file://${root}/`);
+
+// The built files present that differ from what their sources give now
+// (absent ones are not stale: the source modules run instead).
 export async function staleWorkerBundles() {
   const stale = [];
   for (const bundle of WORKER_BUNDLES) {
-    let current = null;
+    let current;
     try {
-      current = readFileSync(new URL(bundle.outfile, `file://${root}/`), "utf8");
+      current = readFileSync(builtPath(bundle.outfile), "utf8");
     } catch {
-      // missing: stale
+      continue; // not built
     }
     if (current !== (await bundleWorker(bundle))) stale.push(bundle.outfile);
   }
   return stale;
+}
+
+// Writes every built file; returns their paths (from the root).
+export async function writeWorkerBundles() {
+  mkdirSync(new URL("dist/", `file://${root}/`), { recursive: true });
+  for (const bundle of WORKER_BUNDLES) writeFileSync(builtPath(bundle.outfile), await bundleWorker(bundle));
+  return WORKER_BUNDLES.map((b) => b.outfile);
 }
 
 async function main() {
@@ -77,10 +93,7 @@ async function main() {
     }
     return;
   }
-  for (const bundle of WORKER_BUNDLES) {
-    writeFileSync(new URL(bundle.outfile, `file://${root}/`), await bundleWorker(bundle));
-    console.log(`bundle-workers: ${bundle.outfile}`);
-  }
+  for (const file of await writeWorkerBundles()) console.log(`bundle-workers: ${file}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -9,6 +9,11 @@
 //
 //   node scripts/install.js           prebuild or existing build, else build
 //   node scripts/install.js --force   always build from source
+//
+// From a git checkout it first builds the one-file pool workers into dist/
+// (scripts/bundle-workers.js; the tarball ships them), when esbuild, a
+// devDependency, is installed; without them the workers start from their
+// modules (lib/worker/entries.js).
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -52,6 +57,23 @@ function localHeadersPrefix() {
   const prefix = join(dirname(process.execPath), "..");
   return existsSync(join(prefix, "include", "node", "common.gypi")) ? prefix : null;
 }
+
+// A git checkout (.git is a folder, or a file in a worktree) with the bundler
+// script: build the workers; never fail the install for them.
+async function buildWorkersInCheckout() {
+  if (!existsSync(join(root, ".git")) || !existsSync(join(root, "scripts", "bundle-workers.js"))) return;
+  try {
+    const { writeWorkerBundles } = await import("./bundle-workers.js");
+    const written = await writeWorkerBundles();
+    console.log(`wasi-thread-pool: built ${written.join(", ")}`);
+  } catch (error) {
+    console.warn(
+      `wasi-thread-pool: the one-file pool workers were not built (${error.code ?? error.message}); workers start from their modules`,
+    );
+  }
+}
+
+await buildWorkersInCheckout();
 
 const before = force ? null : loadFailure();
 if (!force && before === null) {

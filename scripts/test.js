@@ -8,7 +8,7 @@
 //      eslint.config.js, .prettierrc.json, .prettierignore); tsc over a
 //      consumer of the type declarations; the addon's protocol suites with the addon built under ASan+UBSan
 //      (Linux); the browser worker bundle (dist/), which the Chromium test
-//      serves; the guest builds (C, C with pthreads, Zig, the WASI programs of
+//      serves; the one-file Node pool workers (dist/, scripts/bundle-workers.js); the guest builds (C, C with pthreads, Zig, the WASI programs of
 //      test/wasi-programs), if their scripts exist; and the cargo crate of
 //      the cargo runner test (scripts/build-cargo-crate.js)
 //   3. the runner's suites once more on its node:wasi fallback
@@ -48,6 +48,8 @@ step("format", process.execPath, ["node_modules/prettier/bin/prettier.cjs", "--c
 step("type declarations", process.execPath, ["node_modules/typescript/bin/tsc", "-p", "types/test"]);
 if (process.platform === "linux") step("addon under ASan+UBSan", "bash", ["scripts/asan-addon.sh"]);
 step("browser worker bundle", "npm", ["run", "--silent", "build:browser-worker"]);
+// The one-file Node pool workers (dist/), which the suites below start.
+step("pool worker bundles", process.execPath, ["scripts/bundle-workers.js"]);
 if (existsSync(join(root, "scripts/build-guest.sh"))) step("guest build", "sh", ["scripts/build-guest.sh"]);
 if (existsSync(join(root, "scripts/build-zig-guest.sh"))) step("Zig guest build", "sh", ["scripts/build-zig-guest.sh"]);
 // C pthreads guests (clang-19 and ../shared/wasi-threads-sysroot; skipped

@@ -62,7 +62,7 @@ const ALLOWED = [
   /^scripts\/install\.js$/,
   /^lib\/(?:(?:pool|native|host|worker|program)\/)?[^/]+\.(?:js|mjs|cjs)$/,
   /^bin\/[^/]+\.js$/,
-  /^dist\/[^/]+\.mjs$/,
+  /^dist\/[^/]+\.(?:mjs|cjs)$/, // the built workers (browser; the Node pool workers, scripts/bundle-workers.js)
   /^src\/(?:core|os|node|wasi)\/[^/]+\.[ch]$/, // the C rooms: the core, the OS waits, the WASI, the Node-API glue
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
   /^types\/[^/]+\.d\.ts$/,
@@ -80,10 +80,10 @@ const REQUIRED = [
   "lib/native/binding.js",
   "lib/host/node.js",
   "lib/worker/node.js",
-  "lib/worker/node.bundle.cjs",
+  "dist/node-worker.cjs",
   "lib/program/run.js",
   "lib/program/main-worker.js",
-  "lib/program/pool-worker.bundle.cjs",
+  "dist/pool-worker.cjs",
   "lib/program/wasi-node.js",
   "lib/program/cli.js",
   "lib/program/link.js",

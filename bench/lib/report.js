@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runnerTargets } from "./runner-plan.js";
+import { groupLoad, groupLoadText } from "./load.js";
 
 // ---------------------------------------------------------------------------
 // Lookup helpers over the aggregated results.
@@ -371,6 +372,7 @@ export function tableRows(results, plans, impls) {
         group: r.group,
         scenario: `${r.id}: ${r.title}`,
         id: r.id,
+        loaded: r.load?.loaded === true,
         metric: metric.label,
         unit: metric.unit,
         cells: {},
@@ -420,12 +422,21 @@ export function variantTables(results, plans) {
       }
       rows.push(row);
     }
-    tables.push({ id: r.id, group: r.group, title: r.title, skipped: r.skipped, variants, baseline: r.baseline, rows });
+    tables.push({
+      id: r.id,
+      group: r.group,
+      title: r.title,
+      skipped: r.skipped,
+      loaded: r.load?.loaded === true,
+      variants,
+      baseline: r.baseline,
+      rows,
+    });
   }
   return tables;
 }
 
-function formatVariantTable(t) {
+function formatVariantTable(t, loadLine) {
   const others = t.variants.filter((v) => v.id !== t.baseline);
   const header = ["metric", "unit", ...t.variants.map((v) => v.id), ...others.map((v) => `${v.id}/${t.baseline}`)];
   const lines = t.rows.map((row) => [
@@ -442,7 +453,8 @@ function formatVariantTable(t) {
       .trimEnd();
   const legend = t.variants.map((v) => `${v.id} = ${v.label}`).join("; ");
   return [
-    `${t.id}: ${t.title}${t.skipped ? ` (skipped: ${t.skipped})` : ""}`,
+    `${t.id}${t.loaded ? " !" : ""}: ${t.title}${t.skipped ? ` (skipped: ${t.skipped})` : ""}`,
+    ...(loadLine ? [`  ${loadLine}`] : []),
     `  (${legend})`,
     fmtLine(header),
     widths.map((w) => "-".repeat(w)).join("  "),
@@ -450,12 +462,33 @@ function formatVariantTable(t) {
   ].join("\n");
 }
 
-export function formatTable(results, plans, impls) {
-  const variantText = variantTables(results, plans).map(formatVariantTable).join("\n\n");
-  return formatImplTable(results, plans, impls) + (variantText ? `\n\n${variantText}` : "");
+// One line per group: what other work did to the machine while it ran.
+export function formatLoadLines(results, cores) {
+  const groups = [...new Set(results.map((r) => r.group))];
+  const lines = groups.map((group) => `${group}: ${groupLoadText(groupLoad(results.filter((r) => r.group === group)), cores)}`);
+  if (results.some((r) => r.load?.loaded))
+    lines.push("! marks a row taken with fewer free CPUs than it needs: its figures are the machine's as much as the package's");
+  return lines;
 }
 
-function formatImplTable(results, plans, impls) {
+// cores: the machine's CPUs, for the load lines (each group's rows under a
+// line saying what other work did while they ran; each variant table too).
+export function formatTable(results, plans, impls, { cores } = {}) {
+  const loadOf = (id) => results.find((r) => r.id === id)?.load;
+  const variantText = variantTables(results, plans)
+    .map((t) => formatVariantTable(t, cores ? rowLoadLine(loadOf(t.id), cores) : null))
+    .join("\n\n");
+  return formatImplTable(results, plans, impls, cores) + (variantText ? `\n\n${variantText}` : "");
+}
+
+function rowLoadLine(load, cores) {
+  if (!load) return null;
+  const avg = `load average ${load.loadAverage[0]} -> ${load.loadAverage[1]}`;
+  if (load.othersCpus === null) return `(machine: ${avg})`;
+  return `(machine: other work used ${load.othersCpus} of ${cores} CPUs, ${avg}${load.loaded ? `; LOADED: fewer free CPUs than the ${load.needs} it needs` : ""})`;
+}
+
+function formatImplTable(results, plans, impls, cores) {
   const rows = tableRows(results, plans, impls);
   const header = ["scenario", "metric", "unit", ...impls.map((i) => `${i} median [p10-p90]`), "native/js"];
   const lines = rows.map((row) => {
@@ -464,7 +497,7 @@ function formatImplTable(results, plans, impls) {
       : row.cells.c !== undefined
         ? [`C: ${row.cells.c}`, ...impls.slice(1).map(() => "")]
         : impls.map((i) => row.cells[i]);
-    return [row.id, row.metric, row.unit, ...cells, row.ratio];
+    return [row.loaded ? `${row.id} !` : row.id, row.metric, row.unit, ...cells, row.ratio];
   });
   const widths = header.map((h, c) => Math.max(h.length, ...lines.map((l) => String(l[c]).length)));
   const fmtLine = (l) =>
@@ -472,7 +505,16 @@ function formatImplTable(results, plans, impls) {
       .map((v, c) => String(v).padEnd(widths[c]))
       .join("  ")
       .trimEnd();
-  return [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  "), ...lines.map(fmtLine)].join("\n");
+  const out = [fmtLine(header), widths.map((w) => "-".repeat(w)).join("  ")];
+  rows.forEach((row, i) => {
+    if (cores && (i === 0 || rows[i - 1].group !== row.group)) {
+      out.push(
+        `== ${row.group}: ${groupLoadText(groupLoad(results.filter((r) => r.group === row.group && !r.variants)), cores)}`,
+      );
+    }
+    out.push(fmtLine(lines[i]));
+  });
+  return out.join("\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -625,7 +667,8 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("## How to run");
   L.push("");
   L.push("```sh");
-  L.push("npm run bench                  # full run, rewrites docs/benchmarks.{md,json,svg}");
+  L.push("npm run bench                  # full run, writes .tmp/bench/benchmarks.{md,json,svg} (ignored)");
+  L.push("npm run bench -- --publish     # the same, rewriting docs/benchmarks.{md,json,svg} and the README's headline");
   L.push("npm run bench -- --quick       # CI smoke run: small sizes, one repetition, writes .tmp/bench/quick.*");
   L.push("node bench/run.js --only=handoff,c-   # some scenarios (by id prefix); --impl=native, --reps=N, --out=DIR");
   L.push("```");
@@ -643,13 +686,23 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("");
   L.push("## Machine");
   L.push("");
-  if (machine.loadAverage[0] > machine.availableParallelism) {
+  const run = groupLoad(results);
+  if (run.loadedRows.length) {
     L.push(
-      `**Taken on a loaded machine**: load average ${machine.loadAverage[0]} on ${machine.availableParallelism} CPUs when the run started ` +
-        `(other work shared the CPUs); ratios from interleaved repetitions ("paired") are the figures to read, single medians swing.`,
+      `**Taken on a loaded machine**: ${run.loadedRows.length} of ${run.rows} rows ran with fewer free CPUs than they need ` +
+        `(marked LOADED; other work used ${run.othersCpus} of ${machine.availableParallelism} CPUs on average, up to ${run.othersMax} in a row). ` +
+        `Ratios from interleaved repetitions ("paired") are the figures to read there; single medians swing.`,
     );
-    L.push("");
+  } else if (run.othersCpus !== null) {
+    L.push(
+      `**A quiet run**: every row had the CPUs it needs (other work used ${run.othersCpus} of ${machine.availableParallelism} CPUs on average, up to ${run.othersMax} in a row).`,
+    );
   }
+  L.push(
+    "Each group below says what other work (anything but the bench and its child processes) kept busy while it ran, " +
+      "from /proc/stat, and the load average at its start and end (bench/lib/load.js).",
+  );
+  L.push("");
   L.push(
     `- CPU: ${machine.cpuModel}, ${machine.cores} cores (available parallelism ${machine.availableParallelism}), ${machine.memoryGiB} GiB`,
   );
@@ -690,6 +743,11 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   for (const group of groups) {
     L.push(`### ${group}`);
     L.push("");
+    const gl = groupLoad(results.filter((r) => r.group === group));
+    L.push(
+      `${gl.loadedRows.length ? "**Loaded machine**" : "Machine"} during this group: ${mdEscape(groupLoadText(gl, machine.availableParallelism))}.`,
+    );
+    L.push("");
     const grows = rows.filter((row) => row.group === group);
     if (grows.length) {
       if (grows[0].cells.c !== undefined) {
@@ -703,7 +761,7 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
       }
       grows.forEach((row, i) => {
         // The scenario's name only on its first row.
-        const sc = i > 0 && grows[i - 1].id === row.id ? "" : mdEscape(row.scenario);
+        const sc = i > 0 && grows[i - 1].id === row.id ? "" : mdEscape(row.scenario) + (row.loaded ? " **(LOADED)**" : "");
         if (row.cells.all) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${mdEscape(row.cells.all)} |`);
         else if (row.cells.c !== undefined) L.push(`| ${sc} | ${mdEscape(row.metric)} | ${row.unit} | ${row.cells.c} |`);
         else
@@ -714,7 +772,9 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
       L.push("");
     }
     for (const t of vtables.filter((v) => v.group === group)) {
-      L.push(`**${mdEscape(t.id)}**: ${mdEscape(t.title)}${t.skipped ? ` (skipped: ${mdEscape(t.skipped)})` : ""}`);
+      L.push(
+        `**${mdEscape(t.id)}**${t.loaded ? " **(LOADED)**" : ""}: ${mdEscape(t.title)}${t.skipped ? ` (skipped: ${mdEscape(t.skipped)})` : ""}`,
+      );
       L.push("");
       const others = t.variants.filter((v) => v.id !== t.baseline);
       L.push(
@@ -835,10 +895,11 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
 }
 
 // ---------------------------------------------------------------------------
-// README.md: the headline table between the markers is rewritten by every
-// full, complete run that writes docs/ (so the README quotes the current run).
+// README.md: the headline table between the markers is rewritten by a
+// published run (--publish: full, every scenario, writing docs/), so the
+// README quotes the figures docs/benchmarks.md has.
 
-export const README_BEGIN = "<!-- bench:headline:begin (rewritten by `npm run bench`; do not edit) -->";
+export const README_BEGIN = "<!-- bench:headline:begin (rewritten by `npm run bench -- --publish`; do not edit) -->";
 export const README_END = "<!-- bench:headline:end -->";
 
 export function renderReadmeHeadline({ results, machine, runInfo }) {
@@ -847,12 +908,20 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   const us = (v) => (Number.isFinite(v) ? `${f2(v)} µs` : "-");
   const per = (v) => (Number.isFinite(v) ? `${v >= 10000 ? `${(v / 1000).toFixed(1)}k` : Math.round(v)}/s` : "-");
   L.push(README_BEGIN);
-  const loaded = machine.loadAverage[0] > machine.availableParallelism;
+  const run = groupLoad(results);
+  const cores = machine.availableParallelism;
   L.push(
     `From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
-      `${machine.availableParallelism} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; load average ${machine.loadAverage.join(", ")} before the run` +
-      (loaded ? " (**a loaded machine**: other work shared the CPUs)." : "."),
+      `${cores} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; ` +
+      (run.othersCpus === null
+        ? `load average ${machine.loadAverage.join(", ")} before the run.`
+        : `during the run other work used ${run.othersCpus} of ${cores} CPUs on average (up to ${run.othersMax} in a row)` +
+          (run.loadedRows.length
+            ? `: **a loaded run**, ${run.loadedRows.length} of ${run.rows} rows had fewer free CPUs than they need (marked LOADED here and in docs/benchmarks.md).`
+            : ": a quiet run, every row had the CPUs it needs.")),
   );
+  const loadedIds = new Set(run.loadedRows);
+  const mark = (id) => (loadedIds.has(id) ? " (LOADED)" : "");
   L.push("");
   L.push(
     "| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |",
@@ -866,15 +935,17 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   ]) {
     const [dw, sw] = pair(wall);
     const [dc, sc] = pair(cpu);
-    L.push(`| ${label} | ${ms(dw)} / ${ms(dc)} | ${ms(sw)} / ${ms(sc)} | ${fr(dw / sw)} / ${fr(dc / sc)} |`);
+    L.push(`| ${label}${mark(W)} | ${ms(dw)} / ${ms(dc)} | ${ms(sw)} / ${ms(sc)} | ${fr(dw / sw)} / ${fr(dc / sc)} |`);
   }
   const hd = hostCpuPerThread(results, W, "default");
   const hs = hostCpuPerThread(results, W, "sdk");
-  L.push(`| host CPU per guest thread (warm call, minus the guest's own work) | ${us(hd)} | ${us(hs)} | ${fr(hd / hs)} |`);
+  L.push(
+    `| host CPU per guest thread (warm call, minus the guest's own work)${mark(W)} | ${us(hd)} | ${us(hs)} | ${fr(hd / hs)} |`,
+  );
   const pd = figure(results, "peer-repeat", "default", "callsPerSec:value");
   const pe = figure(results, "peer-repeat", "emnapi", "callsPerSec:value");
   L.push(
-    `| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)}) | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`,
+    `| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)})${mark("peer-repeat")} | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`,
   );
   L.push("");
   L.push("| the pool alone | native | JS | native/JS |");
@@ -882,7 +953,7 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   const nj = (id, metric, fmt, label) => {
     const n = figure(results, id, "native", metric);
     const j = figure(results, id, "js", metric);
-    L.push(`| ${label} | ${fmt(n)} | ${fmt(j)} | ${fr(n / j)} |`);
+    L.push(`| ${label}${mark(id)} | ${fmt(n)} | ${fmt(j)} | ${fr(n / j)} |`);
   };
   nj("handoff-hot", "handoffUs:p50", us, "hot handoff, spawn to `runThread`, p50");
   nj("throughput-1", "threadsPerSec:value", per, "empty threads, 1 worker, spawn and join");
@@ -892,7 +963,7 @@ export function renderReadmeHeadline({ results, machine, runInfo }) {
   nj("scan", "spawnCallUs:p50", us, "spawn with 1,020 of 1,024 slots busy, p50");
   const idleN = figure(results, "idle", "native", "cpuPctOfCore:value");
   const idleJ = figure(results, "idle", "js", "cpuPctOfCore:value");
-  L.push(`| 64 idle parked workers, CPU | ${f1(idleN, 2)}% of a core | ${f1(idleJ, 3)}% | |`);
+  L.push(`| 64 idle parked workers, CPU${mark("idle")} | ${f1(idleN, 2)}% of a core | ${f1(idleJ, 3)}% | |`);
   nj("shutdown", "exitMs:value", ms, "process exit with 64 idle workers");
   L.push(README_END);
   return L.join("\n");

@@ -24,12 +24,12 @@ import { WASI_THREAD_POOL_SLOT } from "../pool/layout.js";
 import { createWasiThreadPool } from "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { DECLINE } from "../pool/reasons.js";
+import { workerEntryUrl } from "../worker/entries.js";
 
 export const NODE_POOL_CAPACITY = 1024;
-// The pool worker, lib/worker/node.js, as its one-file build (scripts/bundle-workers.js):
-// one CommonJS file starts faster than its graph of ES modules (docs/runner.md,
-// "What a thread costs").
-export const WORKER_URL = new URL("../worker/node.bundle.cjs", import.meta.url);
+// The pool worker, lib/worker/node.js: its one-file build in dist/ where there
+// is one, else the module itself (lib/worker/entries.js).
+const WORKER_URL = workerEntryUrl("host");
 
 // How often running threads' workers are re-checked for ref/unref.
 const SETTLE_REFS_MS = 20;

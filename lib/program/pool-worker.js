@@ -8,9 +8,10 @@
 // pool spawn of its own (a program's threads spawn by lib/program/threads.js's
 // rules, through lib/program/runtime.js).
 //
-// Workers start the one-file build of this entry, lib/program/pool-worker.bundle.cjs
-// (`node scripts/bundle-workers.js`; test/worker-bundle.test.js fails when it
-// is stale): a worker that loads one CommonJS file starts about as fast as an
+// Workers start the one-file build of this entry, dist/pool-worker.cjs
+// (`node scripts/bundle-workers.js`; lib/worker/entries.js falls back to this
+// module where it is not built; test/worker-bundle.test.js fails when it is
+// stale): a worker that loads one CommonJS file starts about as fast as an
 // empty one, where the graph of ES modules cost 15-20 ms more per worker
 // (docs/runner.md, "What a thread costs"). Hence no top-level await here.
 //

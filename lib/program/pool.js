@@ -2,7 +2,8 @@
 // every thread of a program uses, and the workers they start. Node only.
 //
 // Workers are lib/program/pool-worker.js, started as its one-file build
-// (lib/program/pool-worker.bundle.cjs, scripts/bundle-workers.js), with the
+// (dist/pool-worker.cjs, scripts/bundle-workers.js) where there is one
+// (lib/worker/entries.js), with the
 // program's runtime: lib/program/wasi-c.js when the supervisor made a C WASI
 // (program.wasiId), else lib/program/wasi-node.js (both through
 // lib/program/runtime.js); a worker is the child of the thread that started
@@ -18,17 +19,14 @@ import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 import "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { createProgramSpawn, noteGrow } from "./threads.js";
-
-// The built file sits next to its source: this URL means the same from
-// either (this file is part of the bundle too).
-const POOL_WORKER_URL = new URL("./pool-worker.bundle.cjs", import.meta.url);
+import { workerEntryUrl } from "../worker/entries.js";
 
 // Pool workers for a program; onWorker(worker) hears of each one started.
 function createWorkerGrower({ wasmModule, memory, processState, onWorker = null }) {
   const { program } = processState;
   return function grow(slot) {
     noteGrow(program, slot);
-    const worker = new Worker(POOL_WORKER_URL, {
+    const worker = new Worker(workerEntryUrl("program"), {
       execArgv: program.execArgv,
       workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path },
     });

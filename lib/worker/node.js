@@ -24,6 +24,7 @@ import { checkSlot } from "../pool/validate.js";
 import { startRuntime } from "./shared.js";
 import { serveSlot, startOrRetire } from "./slot.js";
 import { writeAllSync } from "./write-sync.js";
+import { workerEntryUrl } from "./entries.js";
 
 const { pool, slot, execArgv } = workerData;
 const freshInstances = workerData.freshInstances === true;
@@ -38,15 +39,15 @@ checkSlot(pool.control, slot);
 const children = new Map(); // slot -> {worker, exited: Promise}
 const CHILD_GRACE_MS = 1000;
 
-// grow for spawns from this worker's guest threads: a sibling of this file,
-// owned by this thread. Faults of such workers are reported on stderr by the
+// grow for spawns from this worker's guest threads: a worker like this one
+// (lib/worker/entries.js), owned by this thread. Faults of such workers are reported on stderr by the
 // workers themselves; nobody here could deliver an event anyway (this thread
 // is blocked in its serve loop).
 function grow(nextSlot) {
   // Parentage, for the owner: when this worker's owner sees it exit, the
   // slots it grew lost their workers too (lib/host/node.js, lineage).
   if (workerData.lineage && nextSlot < workerData.lineage.length) Atomics.store(workerData.lineage, nextSlot, slot + 1);
-  const worker = new Worker(new URL(import.meta.url), {
+  const worker = new Worker(workerEntryUrl("host"), {
     execArgv,
     workerData: { ...workerData, slot: nextSlot },
   });
@@ -117,6 +118,6 @@ async function servePoolSlot() {
 
 // A rejection is this worker's "error" event (an unhandled rejection), as a
 // throw from a module's top level would be. No top-level await: the host
-// starts this file's one-file build (lib/worker/node.bundle.cjs,
-// scripts/bundle-workers.js).
+// starts this file's one-file build (dist/node-worker.cjs,
+// scripts/bundle-workers.js) where there is one.
 servePoolSlot();
