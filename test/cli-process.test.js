@@ -112,3 +112,35 @@ describe("the CLI's process is the program's", { skip }, () => {
     });
   }
 });
+
+// A trap's report: the runner's one line and the guest's frames, innermost
+// first, none of the runner's own JS frames (install paths) below them.
+describe("a trap's report shows the guest's frames, not the runner's", () => {
+  const nested = (where) => `(module ${THREADED_IMPORTS}
+    (func $inner (unreachable))
+    (func $outer (call $inner))
+    (func (export "_start") ${where === "main" ? "(call $outer)" : "(drop (call $spawn (i32.const 0))) (loop $spin (br $spin))"})
+    (func (export "wasi_thread_start") (param i32 i32) (call $outer)))`;
+  const cases = [
+    ...IMPLEMENTATIONS.map((implementation) => ({ where: "thread", implementation, env: {} })),
+    { where: "main", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "thread", implementation: IMPLEMENTATIONS[0], env: { WASI_THREAD_POOL_NODE_WASI: "1" } },
+  ];
+  for (const { where, implementation, env } of cases) {
+    const name = `${where === "main" ? "the main thread" : "a thread"} (${implementation} pool${env.WASI_THREAD_POOL_NODE_WASI ? ", node:wasi" : ""})`;
+    test(`a trap on ${name}`, async () => {
+      const r = await runCli(["run", "--implementation", implementation, await wasmFile(nested(where))], {
+        env,
+        timeoutMs: BOUND_MS,
+      });
+      assert.equal(r.code, 134, r.stderr);
+      const lines = r.stderr.trimEnd().split("\n");
+      const who = where === "main" ? "the main thread" : "thread 1";
+      assert.equal(lines[0], `wasi-thread-pool: ${who} trapped: RuntimeError: unreachable`, r.stderr);
+      // $inner, $outer, and _start or wasi_thread_start: three guest frames, nothing else.
+      assert.equal(lines.length, 4, r.stderr);
+      for (const frame of lines.slice(1))
+        assert.match(frame, /^ {4}at wasm:\/\/wasm\/[0-9a-f]+:wasm-function\[\d+\]:0x[0-9a-f]+$/);
+    });
+  }
+});

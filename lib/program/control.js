@@ -213,7 +213,25 @@ export function endProgram(program, code, onEnd) {
 // Ends the program with a trap on `thread` (text for the user) unless it has
 // ended already; never returns.
 export function trapProgram(program, thread, error) {
-  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
+  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${trapReport(error)}`);
+}
+
+// A V8 stack frame line ("    at ...") of guest code: wasm://wasm/<hash>:... or
+// a bare wasm-function[N] (a module compiled without a URL).
+const FRAME = /^\s+at /;
+const GUEST_FRAME = /wasm:\/\/|wasm-function\[/;
+
+// What a trap says: the error's own lines (its name and message) and the
+// guest's frames, innermost first; the runner's JS frames below the guest
+// (wasi_thread_start's or _start's callers) and any between its frames (an
+// import of the runner's that threw) are the runner's internals, not the
+// program's, and are left out.
+export function trapReport(error) {
+  const stack = typeof error?.stack === "string" ? error.stack : String(error);
+  return stack
+    .split("\n")
+    .filter((line) => !FRAME.test(line) || GUEST_FRAME.test(line))
+    .join("\n");
 }
 
 function endWithText(program, state, message, onEnd) {

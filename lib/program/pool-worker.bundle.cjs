@@ -813,7 +813,11 @@ function endProgram(program, code, onEnd) {
   afterEnd(program, won, onEnd);
 }
 function trapProgram(program, thread, error) {
-  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
+  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${trapReport(error)}`);
+}
+function trapReport(error) {
+  const stack = typeof error?.stack === "string" ? error.stack : String(error);
+  return stack.split("\n").filter((line) => !FRAME.test(line) || GUEST_FRAME.test(line)).join("\n");
 }
 function endWithText(program, state, message, onEnd) {
   const { control, trapText } = program;
@@ -868,7 +872,7 @@ function readStdin(program, max) {
     Atomics.notify(control, C_STDIN_LOCK, 1);
   }
 }
-var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, C_WATCHER, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, TRAP_EXIT_CODE, FAILED_EXIT_CODE, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER, processEnder;
+var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, C_WATCHER, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, TRAP_EXIT_CODE, FAILED_EXIT_CODE, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER, processEnder, FRAME, GUEST_FRAME;
 var init_control = __esm({
   "lib/program/control.js"() {
     C_STATE = 0;
@@ -898,6 +902,8 @@ var init_control = __esm({
     OUT_RING_BYTES = 1 << 20;
     OUT_RECORD_HEADER = 5;
     processEnder = null;
+    FRAME = /^\s+at /;
+    GUEST_FRAME = /wasm:\/\/|wasm-function\[/;
   }
 });
 
