@@ -7,6 +7,7 @@
 // thread in a worker).
 
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -141,6 +142,58 @@ describe("a trap's report shows the guest's frames, not the runner's", () => {
       assert.equal(lines.length, 4, r.stderr);
       for (const frame of lines.slice(1))
         assert.match(frame, /^ {4}at wasm:\/\/wasm\/[0-9a-f]+:wasm-function\[\d+\]:0x[0-9a-f]+$/);
+    });
+  }
+});
+
+// A program that writes into a pipe no one reads any more, ignoring the
+// error (`yes | head -1`), ends with 141 (128 + SIGPIPE) as a native one does,
+// instead of retrying for ever (docs/runner.md, "A write into a closed pipe
+// ends the program").
+describe("a write into a closed pipe ends the program with 141", () => {
+  const yes = (where) => `(module ${where === "plain" ? "" : THREADED_IMPORTS}
+    (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+    ${where === "plain" ? '(memory (export "memory") 1)' : ""}
+    (data (i32.const 64) "y\\n")
+    (func $yes
+      (i32.store (i32.const 16) (i32.const 64))
+      (i32.store (i32.const 20) (i32.const 2))
+      (loop $again (drop (call $fd_write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 24))) (br $again)))
+    (func (export "_start") ${where === "thread" ? "(drop (call $spawn (i32.const 0))) (loop $spin (br $spin))" : "(call $yes)"})
+    ${where === "plain" ? "" : '(func (export "wasi_thread_start") (param i32 i32) (call $yes))'})`;
+
+  // Runs the CLI with its stdout a pipe whose reading end closes after the
+  // first bytes; resolves its exit code (null: killed at the bound).
+  function firstLineOnly(args, env) {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+      child.stdout.once("data", () => child.stdout.destroy());
+      const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  const cases = [
+    ...IMPLEMENTATIONS.map((implementation) => ({ where: "thread", implementation, env: {} })),
+    { where: "main", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "plain", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "thread", implementation: IMPLEMENTATIONS[0], env: { WASI_THREAD_POOL_NODE_WASI: "1" } },
+  ];
+  for (const { where, implementation, env } of cases) {
+    const name = `${where} (${implementation} pool${env.WASI_THREAD_POOL_NODE_WASI ? ", node:wasi" : ""})`;
+    test(`yes | head -1: ${name}`, async () => {
+      const r = await firstLineOnly(["run", "--implementation", implementation, await wasmFile(yes(where))], env);
+      assert.equal(r.code, 141, `exit ${r.code} (null: still writing after ${BOUND_MS} ms)\n${r.stderr}`);
+      assert.equal(r.stderr, "");
     });
   }
 });

@@ -804,6 +804,9 @@ function endProgram(program, code, onEnd) {
   if (status >= MAX_EXIT_STATUS) {
     endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
   }
+  endWithStatus(program, status, onEnd);
+}
+function endWithStatus(program, status, onEnd) {
   const { control } = program;
   const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING;
   if (won) {
@@ -811,6 +814,13 @@ function endProgram(program, code, onEnd) {
     ring(control);
   }
   afterEnd(program, won, onEnd);
+}
+function endOnBrokenPipe(program, write, onEnd) {
+  return (fd, iovs, count, nwritten) => {
+    const errno = write(fd, iovs, count, nwritten);
+    if (errno === ERRNO_PIPE) endWithStatus(program, BROKEN_PIPE_EXIT_CODE, onEnd);
+    return errno;
+  };
 }
 function trapProgram(program, thread, error) {
   endWithText(program, STATE_TRAPPED, `${thread} trapped: ${trapReport(error)}`);
@@ -872,7 +882,7 @@ function readStdin(program, max) {
     Atomics.notify(control, C_STDIN_LOCK, 1);
   }
 }
-var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, C_WATCHER, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, TRAP_EXIT_CODE, FAILED_EXIT_CODE, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER, processEnder, FRAME, GUEST_FRAME;
+var C_STATE, C_EXIT_CODE, C_DOORBELL, C_STDIN_STATE, C_STDIN_LEN, C_STDIN_POS, C_STDIN_LOCK, C_PARK, C_TRAP_LEN, C_OUT_LOCK, C_OUT_HEAD, C_OUT_TAIL, C_WATCHER, STATE_RUNNING, STATE_EXITED, STATE_TRAPPED, STATE_FAILED, TRAP_EXIT_CODE, FAILED_EXIT_CODE, BROKEN_PIPE_EXIT_CODE, ERRNO_PIPE, MAX_EXIT_STATUS, STDIN_EMPTY, STDIN_REQUESTED, STDIN_FULL, STDIN_EOF, OUT_RING_BYTES, OUT_RECORD_HEADER, processEnder, FRAME, GUEST_FRAME;
 var init_control = __esm({
   "lib/program/control.js"() {
     C_STATE = 0;
@@ -894,6 +904,8 @@ var init_control = __esm({
     STATE_FAILED = 3;
     TRAP_EXIT_CODE = 134;
     FAILED_EXIT_CODE = 1;
+    BROKEN_PIPE_EXIT_CODE = 141;
+    ERRNO_PIPE = 64;
     MAX_EXIT_STATUS = 126;
     STDIN_EMPTY = 0;
     STDIN_REQUESTED = 1;
@@ -1320,18 +1332,18 @@ function createImports2({ wasmModule, memory: givenMemory, program, threadSpawn 
   const own = { ...base };
   const outFd = { 1: program.stdoutFd, 2: program.stderrFd };
   own.proc_exit = (code) => endProgram(program, code >>> 0);
-  own.fd_write = (fd, iovs, count, nwrittenPtr) => {
+  own.fd_write = endOnBrokenPipe(program, (fd, iovs, count, nwrittenPtr) => {
     if (fd !== 1 && fd !== 2) return base.fd_write(fd, iovs, count, nwrittenPtr);
     const bytes = gather(memory, iovs, count);
     try {
       if (outFd[fd] < 0) writeOutputRing(program, fd, bytes);
       else writeAllSync2(outFd[fd], bytes);
     } catch (error) {
-      return error?.code === "EPIPE" ? ERRNO_PIPE : ERRNO_IO;
+      return error?.code === "EPIPE" ? ERRNO_PIPE2 : ERRNO_IO;
     }
     new DataView(memory.buffer).setUint32(nwrittenPtr, bytes.length, true);
     return ERRNO_SUCCESS;
-  };
+  });
   own.fd_read = (fd, iovs, count, nreadPtr) => {
     if (fd !== 0) return base.fd_read(fd, iovs, count, nreadPtr);
     let view = new DataView(memory.buffer);
@@ -1405,7 +1417,7 @@ function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
   const { imports, attachMemory } = createImports2({ wasmModule, memory, program, threadSpawn });
   runProgramMainWith({ wasmModule, program, imports, attachMemory: memory ? void 0 : attachMemory });
 }
-var import_node_module2, WASI, ERRNO_SUCCESS, ERRNO_INVAL, ERRNO_IO, ERRNO_PIPE, ERRNO_NOTSUP, EVENTTYPE_CLOCK, CLOCKID_REALTIME, CLOCKID_MONOTONIC, SUBCLOCKFLAGS_ABSTIME, writeAllSync2, FILE2;
+var import_node_module2, WASI, ERRNO_SUCCESS, ERRNO_INVAL, ERRNO_IO, ERRNO_PIPE2, ERRNO_NOTSUP, EVENTTYPE_CLOCK, CLOCKID_REALTIME, CLOCKID_MONOTONIC, SUBCLOCKFLAGS_ABSTIME, writeAllSync2, FILE2;
 var init_wasi_node = __esm({
   "lib/program/wasi-node.js"() {
     import_node_module2 = require("node:module");
@@ -1416,7 +1428,7 @@ var init_wasi_node = __esm({
     ERRNO_SUCCESS = 0;
     ERRNO_INVAL = 28;
     ERRNO_IO = 29;
-    ERRNO_PIPE = 64;
+    ERRNO_PIPE2 = 64;
     ERRNO_NOTSUP = 58;
     EVENTTYPE_CLOCK = 0;
     CLOCKID_REALTIME = 0;
@@ -1544,7 +1556,11 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
   const id = program.wasiId;
   const stopWasi = () => binding.wasiStop(id);
   const attach = (programMemory) => binding.wasiImports(id, programMemory, () => parkForever(program.control));
-  const own = (wasi) => ({ ...wasi, proc_exit: (code) => endProgram(program, code >>> 0, stopWasi) });
+  const own = (wasi) => ({
+    ...wasi,
+    proc_exit: (code) => endProgram(program, code >>> 0, stopWasi),
+    fd_write: endOnBrokenPipe(program, wasi.fd_write, stopWasi)
+  });
   if (memory) {
     const wasi = attach(memory);
     const imports = programImports({ preview1: own(wasi), program, threadSpawn, wasmModule, memory });
@@ -1557,6 +1573,7 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     preview1[name] = (...args) => current ? current[name](...args) : ERRNO_FAULT;
   }
   preview1.proc_exit = (code) => endProgram(program, code >>> 0, stopWasi);
+  if (preview1.fd_write) preview1.fd_write = endOnBrokenPipe(program, preview1.fd_write, stopWasi);
   const attachMemory = (programMemory) => {
     current = attach(programMemory);
   };
