@@ -5,7 +5,8 @@
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
+import { HELP, NotUtf8Error, UsageError, parseCommandLine } from "../lib/program/cli.js";
+import { hostArgvBytes, hostEnvBytes } from "../lib/program/host-bytes.js";
 
 function usage(message) {
   process.stderr.write(`wasi-thread-pool: ${message}\n\nRun wasi-thread-pool --help for usage.\n`);
@@ -16,10 +17,23 @@ if (process.argv.length === 2) {
   process.stderr.write(HELP);
   process.exit(2);
 }
+// Node decoded the arguments and the environment as UTF-8, with U+FFFD for
+// bytes that are not: where one has a U+FFFD, the exact bytes are read from
+// the host (Linux) so that the program gets them (lib/program/host-bytes.js).
+const argv = process.argv.slice(2);
+const mayBeAltered = (texts) => texts.some((text) => typeof text === "string" && text.includes("\uFFFD"));
+const hostBytes =
+  mayBeAltered(argv) || mayBeAltered(Object.values(process.env))
+    ? { argvBytes: hostArgvBytes(argv), envBytes: hostEnvBytes() }
+    : {};
 let opts;
 try {
-  opts = parseCommandLine(process.argv.slice(2), process.env);
+  opts = parseCommandLine(argv, process.env, hostBytes);
 } catch (error) {
+  if (error instanceof NotUtf8Error) {
+    process.stderr.write(`wasi-thread-pool: ${error.message}\n`);
+    process.exit(1);
+  }
   if (!(error instanceof UsageError)) throw error;
   usage(error.message);
 }
