@@ -55,20 +55,29 @@ try {
   process.exit(1);
 }
 
+// A program that imports thread-spawn gets its first thread's worker started
+// now, while the runner loads and compiles (lib/program/spare-worker.js).
+const { startSpareWorkers } = await import("../lib/program/spare-worker.js");
+const spares = startSpareWorkers(bytes);
+
 // The runner alone, not the whole package (start-up time). The process is
 // the program's: where the C WASI serves, runProgramAsProcess runs the guest's
 // main thread right here and the process ends when the program does; with
 // node:wasi it resolves the program's {exitCode} (lib/program/process.js).
 const { runProgramAsProcess } = await import("../lib/program/process.js");
 try {
-  const { exitCode } = await runProgramAsProcess(bytes, {
-    args: [opts.argv0 ?? basename(opts.file), ...opts.args],
-    env: opts.env,
-    preopens: opts.preopens,
-    poolSize: opts.poolSize,
-    maxThreads: opts.maxThreads,
-    implementation: opts.implementation,
-  });
+  const { exitCode } = await runProgramAsProcess(
+    bytes,
+    {
+      args: [opts.argv0 ?? basename(opts.file), ...opts.args],
+      env: opts.env,
+      preopens: opts.preopens,
+      poolSize: opts.poolSize,
+      maxThreads: opts.maxThreads,
+      implementation: opts.implementation,
+    },
+    spares,
+  );
   process.exitCode = exitCode;
 } catch (error) {
   process.stderr.write(`wasi-thread-pool: ${error.message}\n`);

@@ -1213,7 +1213,7 @@ function threadSpawnImport(program, threadSpawn) {
   };
 }
 function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close = () => {
-} }) {
+}, spare = false }) {
   let ready = false;
   return {
     imports,
@@ -1227,7 +1227,7 @@ function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex,
       }
       if (!ready) {
         ready = true;
-        workerReady(program, workerIndex);
+        if (!spare) workerReady(program, workerIndex);
       }
       const guestStart = instance.exports.wasi_thread_start;
       const start = (tid, startArg) => {
@@ -1440,6 +1440,7 @@ var init_wasi_node = __esm({
 });
 
 // lib/program/pool-worker.js
+var import_node_events = require("node:events");
 var import_node_worker_threads7 = require("node:worker_threads");
 init_backend2();
 init_internal();
@@ -1590,26 +1591,37 @@ function exitProcessNow(program) {
   if (import_node_worker_threads6.isMainThread) process.exit(exitCode);
   native.binding.exitProcess(exitCode);
 }
-function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
   const close = () => native.binding.wasiDetach(wasi);
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close, spare });
 }
 
 // lib/program/pool-worker.js
-async function createRuntime({ wasmModule, memory, processState, slot }) {
-  const options = { wasmModule, memory, processState, workerIndex: slot };
+async function createRuntime({ wasmModule, memory, processState, slot, spare = false }) {
+  const options = { wasmModule, memory, processState, workerIndex: slot, spare };
   if (processState.program.wasiId) return createWasiThreadWorkerRuntime(options);
   const { createWasiThreadWorkerRuntime: createWasiThreadWorkerRuntime3 } = await Promise.resolve().then(() => (init_wasi_node(), wasi_node_exports));
   return createWasiThreadWorkerRuntime3(options);
 }
+async function programOf2() {
+  if (!import_node_worker_threads7.workerData?.spare) return { ...import_node_worker_threads7.workerData, spare: false };
+  const [data] = await (0, import_node_events.once)(import_node_worker_threads7.parentPort, "message");
+  return { ...data, spare: true };
+}
+async function startRunner(data) {
+  if (!data.spare) return startThreadRunner(() => createRuntime(data));
+  const runtime = await createRuntime(data);
+  return { runtime, runner: createThreadRunner(runtime) };
+}
 async function servePoolSlot() {
-  const { pool, slot } = import_node_worker_threads7.workerData;
+  const data = await programOf2();
+  const { pool, slot } = data;
   const poolOps = bindWasiThreadPool(pool);
   checkSlot(pool.control, slot);
-  const started = await startOrRetire(poolOps, slot, () => startThreadRunner(() => createRuntime({ ...import_node_worker_threads7.workerData, slot })));
+  const started = await startOrRetire(poolOps, slot, () => startRunner(data));
   const fault = serveSlot(poolOps, slot, started);
   if (fault) throw fault;
 }

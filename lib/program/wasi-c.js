@@ -95,12 +95,12 @@ function exitProcessNow(program) {
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker
 // runtime over this file's imports; close() detaches the thread. Its threads
 // spawn by the program's rules (programThreadSpawn), not the pool's.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
   const close = () => native.binding.wasiDetach(wasi);
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close, spare });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns). The
