@@ -1406,11 +1406,11 @@ function createImports2({ wasmModule, memory: givenMemory, program, threadSpawn 
   };
   return { imports: programImports({ preview1: own, program, threadSpawn, wasmModule, memory }), attachMemory };
 }
-function createWasiThreadWorkerRuntime2({ wasmModule, memory, processState, workerIndex } = {}) {
+function createWasiThreadWorkerRuntime2({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE2);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports } = createImports2({ wasmModule, memory, program, threadSpawn });
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, spare });
 }
 function runProgramMain({ wasmModule, memory, processState, threadSpawn }) {
   const program = programOf(processState, FILE2);
@@ -1608,6 +1608,7 @@ async function createRuntime({ wasmModule, memory, processState, slot, spare = f
 }
 async function programOf2() {
   if (!import_node_worker_threads7.workerData?.spare) return { ...import_node_worker_threads7.workerData, spare: false };
+  if (import_node_worker_threads7.workerData.pool) return import_node_worker_threads7.workerData;
   const [data] = await (0, import_node_events.once)(import_node_worker_threads7.parentPort, "message");
   return { ...data, spare: true };
 }

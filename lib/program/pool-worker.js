@@ -37,11 +37,13 @@ async function createRuntime({ wasmModule, memory, processState, slot, spare = f
 
 // A grown worker's program is its workerData; the CLI's spare worker
 // (lib/program/spare-worker.js) gets it in a message once the program is
-// made, with slot 0, idle already: it makes no probe instance, because no
+// made (runWasiThreadsProgram's in its workerData), with its slot idle already: it makes no probe instance, because no
 // thread of the program may have been spawned yet (its first thread's
 // instance is made when that thread runs: lib/worker/thread-runner.js).
 async function programOf() {
   if (!workerData?.spare) return { ...workerData, spare: false };
+  // runWasiThreadsProgram's spare is started with its program.
+  if (workerData.pool) return workerData;
   const [data] = await once(parentPort, "message");
   return { ...data, spare: true };
 }

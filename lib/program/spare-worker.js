@@ -11,6 +11,9 @@
 // A plain program (no thread-spawn) gets no spare and pays nothing but the
 // import scan. Loaded by bin/wasi-thread-pool.js before the runner (no pool
 // or addon here); lib/program/process.js hands the program over.
+// runWasiThreadsProgram (lib/program/run.js) starts its spare beside the
+// main thread's worker instead (lib/program/pool.js, openSpareSlots and
+// startSpare), with spareCount().
 
 import { Worker } from "node:worker_threads";
 import { declarationsOf } from "../worker/wasm-memory.js";
@@ -36,15 +39,22 @@ export function importsThreadSpawn(bytes) {
 // worked out first (--input-type: lib/program/setup.js), the program will
 // run on node:wasi, or WASI_THREAD_POOL_SPARE=0 (the bench's comparison:
 // bench/thread-start.js; N: N spares, at most 8).
+// How many spares a threaded program gets: WASI_THREAD_POOL_SPARE (0 to 8),
+// 1 by default.
+export function spareCount() {
+  const count = Math.floor(Number(process.env.WASI_THREAD_POOL_SPARE ?? "1"));
+  return count > 0 ? Math.min(count, 8) : 0;
+}
+
 export function startSpareWorkers(bytes) {
-  const count = Number(process.env.WASI_THREAD_POOL_SPARE ?? "1");
+  const count = spareCount();
   if (!(count > 0) || process.execArgv.some((arg) => arg.startsWith("--input-type"))) return [];
   // node:wasi asked for (lib/program/wasi.js): the program runs under a
   // supervisor, with no spare; where the C WASI is missing the spare is
   // found out later, and terminated.
   if (process.env.WASI_THREAD_POOL_NODE_WASI === "1" || !SERVED.includes(process.platform)) return [];
   if (!importsThreadSpawn(bytes)) return [];
-  return Array.from({ length: Math.min(count, 8) }, () => {
+  return Array.from({ length: count }, () => {
     const worker = new Worker(POOL_WORKER_URL, { workerData: { spare: true } });
     // It never keeps the process alive, and its failures are not the program's
     // (a spare that fails to start leaves its slot's thread to the queue

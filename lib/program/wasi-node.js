@@ -198,11 +198,11 @@ const FILE = "lib/program/wasi-node.js";
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker
 // runtime over this file's imports. Its threads spawn by the program's rules
 // (programThreadSpawn), not the pool's.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports } = createImports({ wasmModule, memory, program, threadSpawn });
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, spare });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns).
