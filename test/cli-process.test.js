@@ -7,6 +7,7 @@
 // thread in a worker).
 
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,7 +64,11 @@ async function profilesOf(args, env = {}) {
 }
 
 test("with node:wasi the runner supervises: the main thread in a worker, two CPU profiles", async () => {
-  const profiles = await profilesOf(["run", await wasmFile(EMPTY_THREADED)], { WASI_THREAD_POOL_NODE_WASI: "1" });
+  // Without the spare worker (lib/program/spare-worker.js), a third.
+  const profiles = await profilesOf(["run", await wasmFile(EMPTY_THREADED)], {
+    WASI_THREAD_POOL_NODE_WASI: "1",
+    WASI_THREAD_POOL_SPARE: "0",
+  });
   assert.equal(profiles, 2);
 });
 
@@ -71,7 +76,8 @@ describe("the CLI's process is the program's", { skip }, () => {
   test("the guest's main thread runs on the process's main thread: no worker, one CPU profile", async () => {
     // Before, the main thread ran in a worker: two profiles.
     for (const wat of [EMPTY_THREADED, EMPTY_PLAIN]) {
-      assert.equal(await profilesOf(["run", await wasmFile(wat)]), 1);
+      // The threaded one without its spare worker (lib/program/spare-worker.js).
+      assert.equal(await profilesOf(["run", await wasmFile(wat)], { WASI_THREAD_POOL_SPARE: "0" }), 1);
     }
   });
 
@@ -109,6 +115,90 @@ describe("the CLI's process is the program's", { skip }, () => {
       const r = await cli(spinningMain("(call $proc_exit (i32.const 300))"));
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /^wasi-thread-pool: proc_exit\(300\): exit with invalid exit status outside of \[0\.\.126\)\n$/);
+    });
+  }
+});
+
+// A trap's report: the runner's one line and the guest's frames, innermost
+// first, none of the runner's own JS frames (install paths) below them.
+describe("a trap's report shows the guest's frames, not the runner's", () => {
+  const nested = (where) => `(module ${THREADED_IMPORTS}
+    (func $inner (unreachable))
+    (func $outer (call $inner))
+    (func (export "_start") ${where === "main" ? "(call $outer)" : "(drop (call $spawn (i32.const 0))) (loop $spin (br $spin))"})
+    (func (export "wasi_thread_start") (param i32 i32) (call $outer)))`;
+  const cases = [
+    ...IMPLEMENTATIONS.map((implementation) => ({ where: "thread", implementation, env: {} })),
+    { where: "main", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "thread", implementation: IMPLEMENTATIONS[0], env: { WASI_THREAD_POOL_NODE_WASI: "1" } },
+  ];
+  for (const { where, implementation, env } of cases) {
+    const name = `${where === "main" ? "the main thread" : "a thread"} (${implementation} pool${env.WASI_THREAD_POOL_NODE_WASI ? ", node:wasi" : ""})`;
+    test(`a trap on ${name}`, async () => {
+      const r = await runCli(["run", "--implementation", implementation, await wasmFile(nested(where))], {
+        env,
+        timeoutMs: BOUND_MS,
+      });
+      assert.equal(r.code, 134, r.stderr);
+      const lines = r.stderr.trimEnd().split("\n");
+      const who = where === "main" ? "the main thread" : "thread 1";
+      assert.equal(lines[0], `wasi-thread-pool: ${who} trapped: RuntimeError: unreachable`, r.stderr);
+      // $inner, $outer, and _start or wasi_thread_start: three guest frames, nothing else.
+      assert.equal(lines.length, 4, r.stderr);
+      for (const frame of lines.slice(1))
+        assert.match(frame, /^ {4}at wasm:\/\/wasm\/[0-9a-f]+:wasm-function\[\d+\]:0x[0-9a-f]+$/);
+    });
+  }
+});
+
+// A program that writes into a pipe no one reads any more, ignoring the
+// error (`yes | head -1`), ends with 141 (128 + SIGPIPE) as a native one does,
+// instead of retrying for ever (docs/runner.md, "A write into a closed pipe
+// ends the program").
+describe("a write into a closed pipe ends the program with 141", () => {
+  const yes = (where) => `(module ${where === "plain" ? "" : THREADED_IMPORTS}
+    (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+    ${where === "plain" ? '(memory (export "memory") 1)' : ""}
+    (data (i32.const 64) "y\\n")
+    (func $yes
+      (i32.store (i32.const 16) (i32.const 64))
+      (i32.store (i32.const 20) (i32.const 2))
+      (loop $again (drop (call $fd_write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 24))) (br $again)))
+    (func (export "_start") ${where === "thread" ? "(drop (call $spawn (i32.const 0))) (loop $spin (br $spin))" : "(call $yes)"})
+    ${where === "plain" ? "" : '(func (export "wasi_thread_start") (param i32 i32) (call $yes))'})`;
+
+  // Runs the CLI with its stdout a pipe whose reading end closes after the
+  // first bytes; resolves its exit code (null: killed at the bound).
+  function firstLineOnly(args, env) {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+      child.stdout.once("data", () => child.stdout.destroy());
+      const timer = setTimeout(() => child.kill("SIGKILL"), BOUND_MS);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr });
+      });
+    });
+  }
+
+  const cases = [
+    ...IMPLEMENTATIONS.map((implementation) => ({ where: "thread", implementation, env: {} })),
+    { where: "main", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "plain", implementation: IMPLEMENTATIONS[0], env: {} },
+    { where: "thread", implementation: IMPLEMENTATIONS[0], env: { WASI_THREAD_POOL_NODE_WASI: "1" } },
+  ];
+  for (const { where, implementation, env } of cases) {
+    const name = `${where} (${implementation} pool${env.WASI_THREAD_POOL_NODE_WASI ? ", node:wasi" : ""})`;
+    test(`yes | head -1: ${name}`, async () => {
+      const r = await firstLineOnly(["run", "--implementation", implementation, await wasmFile(yes(where))], env);
+      assert.equal(r.code, 141, `exit ${r.code} (null: still writing after ${BOUND_MS} ms)\n${r.stderr}`);
+      assert.equal(r.stderr, "");
     });
   }
 });

@@ -18,10 +18,14 @@ export interface WasiProgramInputStream {
 }
 
 export interface RunWasiThreadsProgramOptions {
-  /** The program's arguments; args[0] is its name. Default `["program"]`. */
-  args?: readonly string[];
-  /** The program's whole environment. Default: empty. */
-  env?: Readonly<Record<string, string>>;
+  /**
+   * The program's arguments; args[0] is its name. Default `["program"]`. A
+   * string is passed as its UTF-8 (a lone surrogate is refused); a Uint8Array
+   * as its exact bytes (an argument that is not UTF-8).
+   */
+  args?: readonly (string | Uint8Array)[];
+  /** The program's whole environment; a value as in `args`. Default: empty. */
+  env?: Readonly<Record<string, string | Uint8Array>>;
   /** fd 0: a stream (default `process.stdin`), bytes, a string, or `null` for an empty stdin. */
   stdin?: WasiProgramInputStream | Uint8Array | string | null;
   /** fd 1. Default: this process's fd 1. */

@@ -18,6 +18,13 @@
  *                     after the last has started (so each needs a worker of
  *                     its own); prints how long each took from
  *                     pthread_create to its first instruction, in ms.
+ *   spawn together N  starts N threads that stay alive, back to back, at the
+ *                     program's start (crossbeam-channel's `tick` tests'
+ *                     shape: each times its start against its spawn); prints
+ *                     how long each took from its pthread_create to its
+ *                     first instruction, in ms.
+ *   spawn late N      the same, after the main thread has slept for a
+ *                     second (the runner's spare worker is up by then).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -175,6 +182,41 @@ static int starts(int n) {
   return 0;
 }
 
+#define TOGETHER_MAX 64
+static double together_asked[TOGETHER_MAX];
+static double together_first[TOGETHER_MAX];
+
+/* Stamps its own first instruction, then is a held thread. */
+static void* together_thread(void* arg) {
+  double t = now_ms();
+  pthread_mutex_lock(&lock);
+  together_first[(long)arg] = t;
+  pthread_mutex_unlock(&lock);
+  return held_thread(arg);
+}
+
+static int together(int n) {
+  pthread_t threads[TOGETHER_MAX];
+  if (n > TOGETHER_MAX) n = TOGETHER_MAX;
+  for (int i = 0; i < n; i++) {
+    pthread_mutex_lock(&lock);
+    together_asked[i] = now_ms();
+    pthread_mutex_unlock(&lock);
+    if (create(&threads[i], together_thread, i) != 0) return 1;
+  }
+  await_started(n);
+  for (int i = 0; i < n; i++) {
+    pthread_mutex_lock(&lock);
+    double took = together_first[i] - together_asked[i];
+    pthread_mutex_unlock(&lock);
+    printf("together: thread %d started %.1f ms after pthread_create\n", i + 1,
+           took);
+  }
+  release(1, -1);
+  for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 3) {
     int n = atoi(argv[2]);
@@ -182,7 +224,13 @@ int main(int argc, char** argv) {
     if (n > 0 && strcmp(argv[1], "limit") == 0) return limit(n);
     if (n > 0 && strcmp(argv[1], "alive") == 0) return alive(n);
     if (n > 0 && strcmp(argv[1], "starts") == 0) return starts(n);
+    if (n > 0 && strcmp(argv[1], "together") == 0) return together(n);
+    if (n > 0 && strcmp(argv[1], "late") == 0) {
+      struct timespec second = {1, 0};
+      nanosleep(&second, NULL);
+      return together(n);
+    }
   }
-  fprintf(stderr, "usage: spawn burst|limit|alive|starts N\n");
+  fprintf(stderr, "usage: spawn burst|limit|alive|starts|together|late N\n");
   return 64;
 }

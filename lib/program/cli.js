@@ -6,12 +6,25 @@
 // Options come before the module; every argument after it is the program's,
 // whatever it looks like (a `--` after the module too, as wasmtime passes it).
 // A `--` before the module ends the options. parseCommandLine never exits and
-// never prints: it returns what to do or throws a UsageError (exit 2).
+// never prints: it returns what to do or throws a UsageError (exit 2) or a
+// NotUtf8Error (exit 1).
+
+import { exactValue } from "./host-bytes.js";
 
 export class UsageError extends Error {
   constructor(message) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+// An argument or environment value for the program that is not UTF-8 and
+// whose bytes the runner cannot read on this platform: refused (exit 1), as
+// wasmtime refuses it, rather than passed altered.
+export class NotUtf8Error extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "NotUtf8Error";
   }
 }
 
@@ -119,15 +132,42 @@ function parseDir(spec) {
   return { host, guest };
 }
 
+// The bytes after the first "=" (0x3d: never part of a longer UTF-8
+// sequence, so it is the same "=" the text has), or null.
+function afterEquals(bytes) {
+  const at = bytes === null ? -1 : bytes.indexOf(0x3d);
+  return at < 0 ? null : bytes.subarray(at + 1);
+}
+
+// What the program gets for `text` (lib/program/host-bytes.js, exactValue):
+// the text, or its exact bytes when they are not UTF-8; NotUtf8Error naming
+// `what` when it may be altered and its bytes are not known.
+function exact(text, bytes, what) {
+  const value = exactValue(text, bytes);
+  if (value === null) {
+    throw new NotUtf8Error(
+      `${what} is not valid UTF-8 and its bytes cannot be read on this platform: it would reach the program altered.`,
+    );
+  }
+  return value;
+}
+
 // --env NAME=VAL sets; --env NAME inherits (absent on the host: not set).
-function parseEnv(spec, hostEnv, env) {
+// bytes: the exact bytes of spec, or null; hostBytes: NAME -> the bytes of
+// the host's value, or null.
+function parseEnv(spec, hostEnv, env, bytes, hostBytes) {
   const eq = spec.indexOf("=");
   const name = eq < 0 ? spec : spec.slice(0, eq);
   if (!name) throw new UsageError(`--env needs NAME[=VAL] (got ${JSON.stringify(spec)}).`);
   checkNoNul(`--env ${name}'s value`, eq >= 0 ? spec.slice(eq + 1) : (hostEnv[name] ?? ""));
-  if (eq >= 0) env[name] = spec.slice(eq + 1);
-  else if (Object.hasOwn(hostEnv, name) && hostEnv[name] !== undefined) env[name] = hostEnv[name];
-  else delete env[name];
+  const nameBytes = bytes === null ? null : bytes.subarray(0, eq < 0 ? bytes.length : bytes.indexOf(0x3d));
+  if (typeof exact(name, nameBytes, `--env ${JSON.stringify(name)}: the name`) !== "string") {
+    throw new NotUtf8Error(`--env ${JSON.stringify(name)}: the name is not valid UTF-8 (a WASI program's names are text here).`);
+  }
+  if (eq >= 0) env[name] = exact(spec.slice(eq + 1), afterEquals(bytes), `--env ${name}'s value`);
+  else if (Object.hasOwn(hostEnv, name) && hostEnv[name] !== undefined) {
+    env[name] = exact(hostEnv[name], hostBytes?.get(name) ?? null, `the host's ${name}`);
+  } else delete env[name];
 }
 
 // -S threads,threads=y ... : every key must be one this runner accepts.
@@ -157,12 +197,13 @@ function integerOption(flag, text, least) {
   return n;
 }
 
-function applyOption(opts, flag, value, hostEnv) {
+// bytes: the exact bytes of value, or null (not known).
+function applyOption(opts, flag, value, { hostEnv, bytes, envBytes }) {
   if (flag === "--dir") {
     const { host, guest } = parseDir(value);
     opts.preopens[guest] = host;
-  } else if (flag === "--env") parseEnv(value, hostEnv, opts.env);
-  else if (flag === "--argv0") opts.argv0 = value;
+  } else if (flag === "--env") parseEnv(value, hostEnv, opts.env, bytes, envBytes);
+  else if (flag === "--argv0") opts.argv0 = exact(value, bytes, "--argv0");
   else if (flag === "-S" || flag === "-W") parseWasmtimeKeys(flag, value);
   else if (flag === "--pool") opts.poolSize = integerOption(flag, value, 1);
   else if (flag === "--max-threads") opts.maxThreads = integerOption(flag, value, 0);
@@ -175,10 +216,15 @@ function applyOption(opts, flag, value, hostEnv) {
 }
 
 // argv: the arguments after the script (process.argv.slice(2)); hostEnv: the
-// environment --env NAME inherits from. Returns {action: "help"},
-// {action: "version"} or {action: "run", file, args, env, preopens, argv0,
-// poolSize, implementation, maxThreads}.
-export function parseCommandLine(argv, hostEnv = {}) {
+// environment --env NAME inherits from; argvBytes (parallel to argv) and
+// envBytes (NAME -> bytes): the exact bytes behind them where the platform
+// lets the CLI read them (lib/program/host-bytes.js), or null. Returns
+// {action: "help"}, {action: "version"} or {action: "run", file, args, env,
+// preopens, argv0, poolSize, implementation, maxThreads}; the program's
+// arguments and environment values are strings, or Uint8Arrays of the exact
+// bytes where those are not UTF-8 (NotUtf8Error, exit 1, where such bytes
+// cannot be known).
+export function parseCommandLine(argv, hostEnv = {}, { argvBytes = null, envBytes = null } = {}) {
   for (const arg of argv) checkNoNul("an argument", arg);
   let i = 0;
   if (argv[0] === "run") i = 1;
@@ -198,12 +244,16 @@ export function parseCommandLine(argv, hostEnv = {}) {
     const flag = VALUE_OPTIONS.get(spelled);
     if (flag === undefined) throw new UsageError(`unknown option ${arg}.`);
     let value = inline;
+    let bytes = argvBytes === null ? null : afterEquals(argvBytes[i]);
     if (value === undefined) {
       if (i + 1 >= argv.length) throw new UsageError(`${spelled} needs a value.`);
       value = argv[++i];
+      bytes = argvBytes === null ? null : argvBytes[i];
     }
-    applyOption(opts, flag, value, hostEnv);
+    applyOption(opts, flag, value, { hostEnv, bytes, envBytes });
   }
   if (i >= argv.length) throw new UsageError("no module given.");
-  return { action: "run", file: argv[i], args: argv.slice(i + 1), ...opts };
+  const first = i + 1;
+  const args = argv.slice(first).map((arg, k) => exact(arg, argvBytes?.[first + k] ?? null, `the program's argument ${k + 1}`));
+  return { action: "run", file: argv[i], args, ...opts };
 }

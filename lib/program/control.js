@@ -69,6 +69,13 @@ export const TRAP_EXIT_CODE = 134;
 // proc_exit outside [0..126): an error, as wasmtime reports it.
 export const FAILED_EXIT_CODE = 1;
 
+// A write into a pipe (or socket) that no one reads ends the program as
+// SIGPIPE ends a native process that has not asked otherwise: the status a
+// shell shows for it, 128 + SIGPIPE (docs/runner.md, "A write into a closed
+// pipe ends the program").
+export const BROKEN_PIPE_EXIT_CODE = 141;
+const ERRNO_PIPE = 64;
+
 // WASI's exit statuses, as wasmtime checks them: proc_exit(n) for n outside
 // [0, MAX_EXIT_STATUS) is an error of the program (exit 1), not its status.
 export const MAX_EXIT_STATUS = 126;
@@ -201,6 +208,10 @@ export function endProgram(program, code, onEnd) {
   if (status >= MAX_EXIT_STATUS) {
     endWithText(program, STATE_FAILED, `proc_exit(${status}): exit with invalid exit status outside of [0..126)`, onEnd);
   }
+  endWithStatus(program, status, onEnd);
+}
+
+function endWithStatus(program, status, onEnd) {
   const { control } = program;
   const won = Atomics.compareExchange(control, C_STATE, STATE_RUNNING, STATE_EXITED) === STATE_RUNNING;
   if (won) {
@@ -210,10 +221,39 @@ export function endProgram(program, code, onEnd) {
   afterEnd(program, won, onEnd);
 }
 
+// fd_write(fd, iovs, count, nwritten) that ends the program with
+// BROKEN_PIPE_EXIT_CODE where `write` answers EPIPE (never returns then);
+// onEnd as endProgram's.
+export function endOnBrokenPipe(program, write, onEnd) {
+  return (fd, iovs, count, nwritten) => {
+    const errno = write(fd, iovs, count, nwritten);
+    if (errno === ERRNO_PIPE) endWithStatus(program, BROKEN_PIPE_EXIT_CODE, onEnd);
+    return errno;
+  };
+}
+
 // Ends the program with a trap on `thread` (text for the user) unless it has
 // ended already; never returns.
 export function trapProgram(program, thread, error) {
-  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${error?.stack ?? String(error)}`);
+  endWithText(program, STATE_TRAPPED, `${thread} trapped: ${trapReport(error)}`);
+}
+
+// A V8 stack frame line ("    at ...") of guest code: wasm://wasm/<hash>:... or
+// a bare wasm-function[N] (a module compiled without a URL).
+const FRAME = /^\s+at /;
+const GUEST_FRAME = /wasm:\/\/|wasm-function\[/;
+
+// What a trap says: the error's own lines (its name and message) and the
+// guest's frames, innermost first; the runner's JS frames below the guest
+// (wasi_thread_start's or _start's callers) and any between its frames (an
+// import of the runner's that threw) are the runner's internals, not the
+// program's, and are left out.
+export function trapReport(error) {
+  const stack = typeof error?.stack === "string" ? error.stack : String(error);
+  return stack
+    .split("\n")
+    .filter((line) => !FRAME.test(line) || GUEST_FRAME.test(line))
+    .join("\n");
 }
 
 function endWithText(program, state, message, onEnd) {

@@ -15,32 +15,54 @@
 // empty one, where the graph of ES modules cost 15-20 ms more per worker
 // (docs/runner.md, "What a thread costs"). Hence no top-level await here.
 //
-// workerData: {wasmModule, memory, processState, pool, slot}
+// workerData: {wasmModule, memory, processState, pool, slot}, or {spare: true}
+// and the same in a message (programOf).
 
-import { workerData } from "node:worker_threads";
+import { once } from "node:events";
+import { parentPort, workerData } from "node:worker_threads";
 // The addon for native pools, handed to lib/pool/backend.js before the pool is bound.
 import "../native/backend.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { checkSlot } from "../pool/validate.js";
 import { serveSlot, startOrRetire } from "../worker/slot.js";
-import { startThreadRunner } from "../worker/thread-runner.js";
+import { createThreadRunner, startThreadRunner } from "../worker/thread-runner.js";
 import { createWasiThreadWorkerRuntime as createCWasiRuntime } from "./wasi-c.js";
 
 // The program's runtime for this worker: node:wasi only when there is no C WASI.
-async function createRuntime({ wasmModule, memory, processState, slot }) {
-  const options = { wasmModule, memory, processState, workerIndex: slot };
+async function createRuntime({ wasmModule, memory, processState, slot, spare = false }) {
+  const options = { wasmModule, memory, processState, workerIndex: slot, spare };
   if (processState.program.wasiId) return createCWasiRuntime(options);
   const { createWasiThreadWorkerRuntime } = await import("./wasi-node.js");
   return createWasiThreadWorkerRuntime(options);
 }
 
+// A grown worker's program is its workerData; the CLI's spare worker
+// (lib/program/spare-worker.js) gets it in a message once the program is
+// made (runWasiThreadsProgram's in its workerData), with its slot idle already: it makes no probe instance, because no
+// thread of the program may have been spawned yet (its first thread's
+// instance is made when that thread runs: lib/worker/thread-runner.js).
+async function programOf() {
+  if (!workerData?.spare) return { ...workerData, spare: false };
+  // runWasiThreadsProgram's spare is started with its program.
+  if (workerData.pool) return workerData;
+  const [data] = await once(parentPort, "message");
+  return { ...data, spare: true };
+}
+
+async function startRunner(data) {
+  if (!data.spare) return startThreadRunner(() => createRuntime(data));
+  const runtime = await createRuntime(data);
+  return { runtime, runner: createThreadRunner(runtime) };
+}
+
 // Serves the slot until it is retired; a trap ends this worker with the
 // error (a program's trap has ended the program before it gets here).
 async function servePoolSlot() {
-  const { pool, slot } = workerData;
+  const data = await programOf();
+  const { pool, slot } = data;
   const poolOps = bindWasiThreadPool(pool);
   checkSlot(pool.control, slot);
-  const started = await startOrRetire(poolOps, slot, () => startThreadRunner(() => createRuntime({ ...workerData, slot })));
+  const started = await startOrRetire(poolOps, slot, () => startRunner(data));
   const fault = serveSlot(poolOps, slot, started);
   if (fault) throw fault;
 }

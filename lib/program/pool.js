@@ -63,6 +63,31 @@ function createPoolSpawns(options) {
   return { claim, growing, hasRoom, workers };
 }
 
+// runWasiThreadsProgram's spare workers (lib/program/spare-worker.js). Before
+// any thread of the program runs, openSpareSlots opens pool slots
+// 0..n-1 and arms them (idle: the first spawns claim them at once) and
+// returns n (at most count and poolSize); then startSpare(options, slot)
+// starts each slot's worker (the supervisor's, terminated with the program).
+export function openSpareSlots(program, count) {
+  const n = Math.min(count, program.poolSize);
+  if (!(n > 0)) return 0;
+  const poolOps = bindWasiThreadPool(program.pool);
+  poolOps.openSlots(n);
+  for (let slot = 0; slot < n; slot++) poolOps.arm(slot, false);
+  return n;
+}
+
+export function startSpare({ wasmModule, memory, processState }, slot) {
+  const { program } = processState;
+  const worker = new Worker(workerEntryUrl("program"), {
+    execArgv: program.execArgv,
+    workerData: { wasmModule, memory, processState, pool: program.pool, slot, spare: true, wasiThreadPoolAddonPath: native.path },
+  });
+  worker.unref();
+  worker.on("error", () => {});
+  return worker;
+}
+
 // thread-spawn for one thread of the program: a tid, or -1 (EAGAIN).
 export function createProgramThreadSpawn({ wasmModule, memory, processState }) {
   const { claim, growing, hasRoom } = createPoolSpawns({ wasmModule, memory, processState });

@@ -13,16 +13,20 @@
 // its {exitCode} is returned. Docs: docs/runner.md, "The CLI's process".
 
 import { native } from "../native/binding.js";
+import { armWasiThreadPoolSlot, openWasiThreadPoolSlots } from "../pool.js";
 import { runGuestMainThread } from "./runtime.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
 import { runProgramMain } from "./wasi-c.js";
 import { programWasiUnavailable } from "./wasi.js";
 
-// options: runWasiThreadsProgram's. Never settles where the C WASI serves
-// (the process ends with the program); rejects as runWasiThreadsProgram does
-// for an option, a module or a preopen refused before the program runs.
-export async function runProgramAsProcess(wasm, options) {
+// options: runWasiThreadsProgram's; spare: the CLI's spare worker
+// (lib/program/spare-worker.js) or null. Never settles where the C WASI
+// serves (the process ends with the program); rejects as
+// runWasiThreadsProgram does for an option, a module or a preopen refused
+// before the program runs.
+export async function runProgramAsProcess(wasm, options, spares = []) {
   if (programWasiUnavailable() !== null || typeof native.binding.exitProcess !== "function") {
+    for (const spare of spares) spare.terminate();
     const { runWasiThreadsProgram } = await import("./run.js");
     return runWasiThreadsProgram(wasm, options);
   }
@@ -30,5 +34,23 @@ export async function runProgramAsProcess(wasm, options) {
   const { program, wasmModule, memory, plainMemory } = await makeProgram(opts, await loadProgram(wasm), {
     ownsProcess: true,
   });
-  runGuestMainThread(runProgramMain, { wasmModule, memory, plainMemory, processState: { program } });
+  const processState = { program };
+  if (program.pool !== null && program.execArgv === undefined) handOverSpares(spares, { wasmModule, memory, processState });
+  else for (const spare of spares) spare.terminate();
+  runGuestMainThread(runProgramMain, { wasmModule, memory, plainMemory, processState });
+}
+
+// The program is made and no thread runs yet: pool slot 0 becomes the
+// spare's, idle, so that the first spawn claims it at once; the spare gets
+// what a grown worker gets in its workerData (lib/program/pool.js).
+function handOverSpares(spares, { wasmModule, memory, processState }) {
+  const { pool, poolSize } = processState.program;
+  const kept = spares.slice(0, poolSize);
+  for (const spare of spares.slice(kept.length)) spare.terminate();
+  if (kept.length === 0) return;
+  openWasiThreadPoolSlots(pool, kept.length);
+  kept.forEach((spare, slot) => {
+    armWasiThreadPoolSlot(pool, slot);
+    spare.postMessage({ wasmModule, memory, processState, pool, slot, wasiThreadPoolAddonPath: native.path });
+  });
 }

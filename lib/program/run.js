@@ -41,8 +41,9 @@ import {
   fullStallMessage,
   programOutcome,
 } from "./control.js";
-import { createSupervisorSpawn } from "./pool.js";
+import { createSupervisorSpawn, openSpareSlots, startSpare } from "./pool.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
+import { spareCount } from "./spare-worker.js";
 import { stopThreadQueue, watchThreadQueue } from "./threads.js";
 
 export { TRAP_EXIT_CODE } from "./control.js";
@@ -156,6 +157,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
 function startMainThread(run, opts) {
   const { program, threaded, wasmModule, memory, plainMemory, pool } = run;
   const processState = { program };
+  const spares = threaded ? openSpareSlots(program, spareCount()) : 0;
   run.worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv: program.execArgv,
     workerData: { wasmModule, memory, plainMemory, pool, processState },
@@ -171,6 +173,11 @@ function startMainThread(run, opts) {
   // Workers for queued threads that nobody picks up; a plain program has no
   // pool and spawns nothing.
   run.supervisorSpawn = threaded ? createSupervisorSpawn({ wasmModule, memory, processState }) : null;
+  // The first thread's worker starts with the main thread's
+  // (lib/program/spare-worker.js); its slot was opened before.
+  for (let slot = 0; slot < spares; slot++) {
+    run.supervisorSpawn.ownWorkers.push(startSpare({ wasmModule, memory, processState }, slot));
+  }
   run.queueWatch = threaded
     ? watchThreadQueue(program, {
         ...run.supervisorSpawn,

@@ -81,8 +81,9 @@ function threadSpawnImport(program, threadSpawn) {
 // as the package's own runtime. The instance it returns has a
 // wasi_thread_start that turns a trap into the end of the whole program and,
 // after its thread, runs the program's queued threads; the first instance
-// tells lib/program/threads.js that this worker's start is over.
-export function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close = () => {} }) {
+// tells lib/program/threads.js that this worker's start is over (not a
+// spare's: lib/program/spare-worker.js; it took no start of the program's).
+export function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close = () => {}, spare = false }) {
   let ready = false;
   return {
     imports,
@@ -98,7 +99,7 @@ export function createProgramWorkerRuntime({ wasmModule, program, imports, worke
       }
       if (!ready) {
         ready = true;
-        workerReady(program, workerIndex);
+        if (!spare) workerReady(program, workerIndex);
       }
       const guestStart = instance.exports.wasi_thread_start;
       // A trap ends the program (never returns).

@@ -22,15 +22,29 @@ function fail(Kind, message) {
   throw new Kind(`runWasiThreadsProgram: ${message}`);
 }
 
+// An argument or an environment value: a string, passed as its UTF-8, or a
+// Uint8Array of exact bytes (a value that is not UTF-8: the CLI passes such
+// bytes from the host). A string that is not well-formed (a lone surrogate)
+// has no UTF-8 and would reach the program altered: refused, as a NUL is.
+function checkValue(value, what) {
+  const bytes = value instanceof Uint8Array;
+  if (bytes ? value.includes(0) : value.includes("\0"))
+    fail(TypeError, `${what} contains a NUL character, which WASI cannot pass.`);
+  if (!bytes && !value.isWellFormed()) {
+    fail(TypeError, `${what} holds a lone surrogate, which has no UTF-8: pass the program's bytes as a Uint8Array.`);
+  }
+  return bytes ? Uint8Array.from(value) : value;
+}
+
+const isValue = (value) => typeof value === "string" || value instanceof Uint8Array;
+
 function normalizeArgs(args) {
   if (args === undefined) return ["program"];
-  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
-    fail(TypeError, "options.args must be an array of strings (args[0] is the program's name).");
+  if (!Array.isArray(args) || !args.every(isValue)) {
+    fail(TypeError, "options.args must be an array of strings or Uint8Arrays (args[0] is the program's name).");
   }
-  args.forEach((arg, i) => {
-    if (arg.includes("\0")) fail(TypeError, `options.args[${i}] contains a NUL character, which WASI cannot pass.`);
-  });
-  return args.length === 0 ? ["program"] : args;
+  const checked = args.map((arg, i) => checkValue(arg, `options.args[${i}]`));
+  return checked.length === 0 ? ["program"] : checked;
 }
 
 function normalizeEnv(env) {
@@ -40,12 +54,10 @@ function normalizeEnv(env) {
   }
   const out = {};
   for (const [key, value] of Object.entries(env)) {
-    if (typeof value !== "string") fail(TypeError, `options.env.${key} must be a string.`);
+    if (!isValue(value)) fail(TypeError, `options.env.${key} must be a string or a Uint8Array.`);
     if (key.includes("=")) fail(TypeError, `options.env name ${JSON.stringify(key)} contains "=".`);
-    if (key.includes("\0") || value.includes("\0")) {
-      fail(TypeError, `options.env.${key} contains a NUL character, which WASI cannot pass.`);
-    }
-    out[key] = value;
+    checkValue(key, `options.env name ${JSON.stringify(key)}`);
+    out[key] = checkValue(value, `options.env.${key}`);
   }
   return out;
 }
@@ -156,6 +168,10 @@ export async function loadProgram(wasm) {
 // process (the CLI, lib/program/process.js), instead of being reported to a
 // supervisor.
 export async function makeProgram(opts, { wasmModule, memory: memoryType, threaded }, { ownsProcess = false } = {}) {
+  const fallback = programWasiUnavailable();
+  if (fallback && hasBytes(opts)) {
+    fail(Error, `an argument or environment value is not UTF-8, and node:wasi (used here: ${fallback.reason}) passes text only.`);
+  }
   // A plain program has no pool: its one thread makes its memory (a
   // non-shared one cannot be sent to a worker).
   const memory = threaded
@@ -197,6 +213,11 @@ export async function makeProgram(opts, { wasmModule, memory: memoryType, thread
   };
   const plainMemory = threaded ? null : memoryType;
   return { program, threaded, wasmModule, memory, plainMemory, pool, programWasi };
+}
+
+// Some argument or environment value is given as bytes (not UTF-8).
+function hasBytes(opts) {
+  return [...opts.args, ...Object.values(opts.env)].some((value) => value instanceof Uint8Array);
 }
 
 // The program's C WASI; if it cannot be made (a preopen), the pool made for

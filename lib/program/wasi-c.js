@@ -11,6 +11,8 @@
 // here:
 //   - proc_exit ends the whole program (lib/program/control.js) and stops
 //     the WASI, so that calls blocked in C on other threads return;
+//   - an fd_write that answers EPIPE ends the program with 141, as SIGPIPE
+//     ends a native process (endOnBrokenPipe);
 //   - a call that returns because the WASI stopped never returns to the
 //     guest: the thread parks until its worker is terminated;
 //   - thread-spawn parks a thread whose program has ended;
@@ -20,7 +22,7 @@
 import { writeSync } from "node:fs";
 import { isMainThread } from "node:worker_threads";
 import { native } from "../native/binding.js";
-import { endProgram, parkForever, programOutcome, setProcessEnder } from "./control.js";
+import { endOnBrokenPipe, endProgram, parkForever, programOutcome, setProcessEnder } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
 
 const FILE = "lib/program/wasi-c.js";
@@ -46,7 +48,11 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
   const id = program.wasiId;
   const stopWasi = () => binding.wasiStop(id);
   const attach = (programMemory) => binding.wasiImports(id, programMemory, () => parkForever(program.control));
-  const own = (wasi) => ({ ...wasi, proc_exit: (code) => endProgram(program, code >>> 0, stopWasi) });
+  const own = (wasi) => ({
+    ...wasi,
+    proc_exit: (code) => endProgram(program, code >>> 0, stopWasi),
+    fd_write: endOnBrokenPipe(program, wasi.fd_write, stopWasi),
+  });
   if (memory) {
     const wasi = attach(memory);
     const imports = programImports({ preview1: own(wasi), program, threadSpawn, wasmModule, memory });
@@ -59,6 +65,7 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
     preview1[name] = (...args) => (current ? current[name](...args) : ERRNO_FAULT);
   }
   preview1.proc_exit = (code) => endProgram(program, code >>> 0, stopWasi);
+  if (preview1.fd_write) preview1.fd_write = endOnBrokenPipe(program, preview1.fd_write, stopWasi);
   const attachMemory = (programMemory) => {
     current = attach(programMemory);
   };
@@ -88,12 +95,12 @@ function exitProcessNow(program) {
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker
 // runtime over this file's imports; close() detaches the thread. Its threads
 // spawn by the program's rules (programThreadSpawn), not the pool's.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
   const close = () => native.binding.wasiDetach(wasi);
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close, spare });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns). The

@@ -9,7 +9,8 @@
 // per thread, initialised over the program's shared memory (a single-threaded
 // program: its one thread, over its own non-shared memory). Replaced, where a
 // program of many threads needs something else (docs/runner.md):
-//   - proc_exit ends the whole program (lib/program/control.js), not a thread;
+//   - proc_exit ends the whole program (lib/program/control.js), not a thread,
+//     and so does an fd_write that answers EPIPE (141, endOnBrokenPipe);
 //   - fd_read on fd 0 takes bytes the supervisor hands over through shared
 //     memory, waiting in Atomics.wait: a blocking read(0) in C could not be
 //     interrupted when the program ends;
@@ -29,7 +30,7 @@
 
 import { createRequire } from "node:module";
 import { writeAllSync as writeAllToFd } from "../worker/write-sync.js";
-import { endProgram, readStdin, writeOutputRing } from "./control.js";
+import { endOnBrokenPipe, endProgram, readStdin, writeOutputRing } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
@@ -112,7 +113,7 @@ function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }
 
   own.proc_exit = (code) => endProgram(program, code >>> 0);
 
-  own.fd_write = (fd, iovs, count, nwrittenPtr) => {
+  own.fd_write = endOnBrokenPipe(program, (fd, iovs, count, nwrittenPtr) => {
     if (fd !== 1 && fd !== 2) return base.fd_write(fd, iovs, count, nwrittenPtr);
     const bytes = gather(memory, iovs, count);
     try {
@@ -124,7 +125,7 @@ function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }
     }
     new DataView(memory.buffer).setUint32(nwrittenPtr, bytes.length, true);
     return ERRNO_SUCCESS;
-  };
+  });
 
   own.fd_read = (fd, iovs, count, nreadPtr) => {
     if (fd !== 0) return base.fd_read(fd, iovs, count, nreadPtr);
@@ -197,11 +198,11 @@ const FILE = "lib/program/wasi-node.js";
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker
 // runtime over this file's imports. Its threads spawn by the program's rules
 // (programThreadSpawn), not the pool's.
-export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex } = {}) {
+export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState, workerIndex, spare = false } = {}) {
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports } = createImports({ wasmModule, memory, program, threadSpawn });
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex });
+  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, spare });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns).

@@ -62,6 +62,17 @@ export function tellFallbackOnce({ reason, forced }) {
   );
 }
 
+// An environment entry for wasiCreate: "NAME=value", or its bytes when the
+// value is given as bytes (not UTF-8: lib/program/setup.js).
+function envEntry([name, value]) {
+  if (typeof value === "string") return `${name}=${value}`;
+  const head = new TextEncoder().encode(`${name}=`);
+  const entry = new Uint8Array(head.length + value.length);
+  entry.set(head);
+  entry.set(value, head.length);
+  return entry;
+}
+
 function closeQuietly(fd) {
   try {
     closeSync(fd);
@@ -136,7 +147,7 @@ export async function createProgramWasi(opts) {
     }
     id = binding.wasiCreate({
       args: opts.args,
-      env: Object.entries(opts.env).map(([name, value]) => `${name}=${value}`),
+      env: Object.entries(opts.env).map(envEntry),
       preopens: Object.entries(opts.preopens),
       stdio,
     });

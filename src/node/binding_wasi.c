@@ -4,7 +4,9 @@
  * napi_env, and all of them call into one wtp_wasi. So the WASIs live in a
  * process-wide registry, by integer id:
  *
- *   wasiCreate({args, env, preopens, stdio}) -> id   the supervisor
+ *   wasiCreate({args, env, preopens, stdio}) -> id   the supervisor (args,
+ *                                                      env: strings or
+ *                                                      Uint8Arrays)
  *   wasiImports(id, memory, onStopped) -> object     a thread attaches
  *   wasiDetach(object)                                 it detaches (or its
  *                                                      env's cleanup does)
@@ -176,7 +178,47 @@ static char* get_string(napi_env env, napi_value value, const char* what) {
   return out;
 }
 
-/* options[name]: undefined (-> *present false) or an array of strings. */
+/* A program's argument or environment entry: a JS string (its UTF-8), or a
+ * Uint8Array of the exact bytes (an entry that is not UTF-8: the CLI reads
+ * such bytes from the host, lib/program/host-bytes.js). A malloc'd C
+ * string; NULL after a thrown TypeError naming `what` (neither, or a NUL,
+ * which C would cut). */
+static char* get_bytes_or_string(napi_env env, napi_value value,
+                                 const char* what) {
+  char message[192];
+  bool is_typedarray = false;
+  if (napi_is_typedarray(env, value, &is_typedarray) != napi_ok ||
+      !is_typedarray)
+    return get_string(env, value, what);
+  napi_typedarray_type type;
+  size_t length = 0;
+  void* data = NULL;
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, NULL, NULL) !=
+          napi_ok ||
+      type != napi_uint8_array) {
+    snprintf(message, sizeof(message),
+             "wasiCreate: %s must be a string or a Uint8Array", what);
+    throw_kind(env, false, message);
+    return NULL;
+  }
+  if (length > 0 && memchr(data, 0, length) != NULL) {
+    snprintf(message, sizeof(message),
+             "wasiCreate: %s contains a NUL character", what);
+    throw_kind(env, false, message);
+    return NULL;
+  }
+  char* out = malloc(length + 1);
+  if (out == NULL) {
+    napi_throw_error(env, NULL, "wasi-thread-pool: out of memory");
+    return NULL;
+  }
+  if (length > 0) memcpy(out, data, length);
+  out[length] = '\0';
+  return out;
+}
+
+/* options[name]: undefined (-> *present false) or an array of strings (or
+ * Uint8Arrays: get_bytes_or_string). */
 static bool get_string_array(napi_env env, napi_value options, const char* name,
                              char*** out, uint32_t* count) {
   char message[160];
@@ -207,7 +249,7 @@ static bool get_string_array(napi_env env, napi_value options, const char* name,
     char what[64];
     snprintf(what, sizeof(what), "options.%s[%u]", name, i);
     if (napi_get_element(env, value, i, &item) != napi_ok) return false;
-    (*out)[i] = get_string(env, item, what);
+    (*out)[i] = get_bytes_or_string(env, item, what);
     if ((*out)[i] == NULL) return false;
     *count = i + 1;
   }
