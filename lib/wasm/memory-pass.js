@@ -1,0 +1,86 @@
+// The memory pass (issue 26, docs/runtime.md "Memory growth across threads"):
+// a wasi-threads program's memory.size and memory.grow become calls of two
+// host functions over a page counter every thread shares, so that the host
+// can reserve the real memory at its maximum before any thread runs and
+// never grow it again. V8 keeps a per-instance copy of a shared memory's
+// size, refreshed on another thread's growth only at the next stack check;
+// bulk memory operations (every platform) and every access (linux-arm64,
+// no trap handler) are checked against that copy, so a thread that touches
+// memory another thread has just grown can trap. A memory that never grows
+// has no stale copy.
+//
+//   rewriteMemoryGrowth(bytes) -> {bytes, rewritten}
+//     bytes unchanged (the same object, rewritten false) when the module has
+//     no memory.size/memory.grow; otherwise the module with two function
+//     imports added (MEMORY_IMPORT_MODULE "memory_size" () -> i32 and
+//     "memory_grow" (i32) -> i32, after the existing imports) and every
+//     memory.size/memory.grow replaced by a call of them.
+//   createMemoryCounter(initial, maximum) -> Int32Array over a
+//     SharedArrayBuffer: [pages, maximum].
+//   memoryGrowthImports(counter) -> the import object's MEMORY_IMPORT_MODULE
+//     entry: size() reads the pages; grow(delta) adds delta pages with a
+//     compare-exchange unless that passes the maximum, returning the old
+//     size or -1 exactly as memory.grow does.
+
+import { Reader, concatBytes, encodeU } from "./reader.js";
+import { OP } from "./instructions.js";
+import { scanCode, transformModule } from "./module.js";
+
+export const MEMORY_IMPORT_MODULE = "wasi-thread-pool";
+const I32 = 0x7f;
+
+function isGrowth(ins) {
+  return ins.op === OP.memorySize || ins.op === OP.memoryGrow;
+}
+
+export function hasMemoryGrowth(bytes) {
+  let found = false;
+  scanCode(bytes, (ins) => {
+    if (isGrowth(ins)) found = true;
+  });
+  return found;
+}
+
+export function rewriteMemoryGrowth(bytes) {
+  if (!hasMemoryGrowth(bytes)) return { bytes, rewritten: false };
+  const out = transformModule(bytes, {
+    imports: [
+      { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I32] },
+      { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I32], results: [I32] },
+    ],
+    replace(ins, indices) {
+      if (!isGrowth(ins)) return undefined;
+      if (new Reader(bytes, ins.start + 1, ins.end).u() !== 0) {
+        throw new TypeError("the memory pass handles one memory (memory index 0) only.");
+      }
+      const target = ins.op === OP.memorySize ? indices.imports[0] : indices.imports[1];
+      return concatBytes([Uint8Array.of(OP.call), encodeU(target)]);
+    },
+  });
+  return { bytes: out, rewritten: true };
+}
+
+export function createMemoryCounter(initial, maximum) {
+  if (!(Number.isInteger(initial) && Number.isInteger(maximum) && initial >= 0 && initial <= maximum && maximum <= 65536)) {
+    throw new RangeError("createMemoryCounter: 0 <= initial <= maximum <= 65536 pages.");
+  }
+  const counter = new Int32Array(new SharedArrayBuffer(8));
+  counter[0] = initial;
+  counter[1] = maximum;
+  return counter;
+}
+
+export function memoryGrowthImports(counter) {
+  return {
+    memory_size: () => Atomics.load(counter, 0),
+    memory_grow(delta) {
+      const add = delta >>> 0;
+      const maximum = counter[1];
+      for (;;) {
+        const old = Atomics.load(counter, 0);
+        if (add > maximum - old) return -1;
+        if (Atomics.compareExchange(counter, 0, old, old + add) === old) return old;
+      }
+    },
+  };
+}
