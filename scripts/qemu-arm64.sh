@@ -38,7 +38,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-SUITES=(protocol protocol-threads bad-input hostile exports layout loader host-api)
+SUITES=(protocol protocol-threads bad-input hostile exports layout loader host-api program-memory-growth host-memory-growth)
 # Tests of those suites skipped under emulation (a regular expression on the
 # test name), each because it asserts a time the emulator cannot keep:
 # - "a busy pool with room waits briefly": expects the spawn to reach its

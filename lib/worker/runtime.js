@@ -24,6 +24,8 @@
 
 import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
 import { createThreadRunner } from "./thread-runner.js";
+import { declarationsOf } from "./wasm-memory.js";
+import { MEMORY_IMPORT_MODULE, guestMemoryCounter, memoryGrowthImports } from "../wasm/memory-counter.js";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -359,6 +361,16 @@ function memoryImportOf(wasmModule) {
   return { module: "env", name: "memory" };
 }
 
+// The most pages the guest's memory may have, as its module declares it
+// (known for a module compileWasiThreadGuest compiled; else wasm32's most).
+function declaredMaximum(wasmModule) {
+  try {
+    return declarationsOf(wasmModule).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
+}
+
 function importsModule(wasmModule, moduleName) {
   try {
     return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
@@ -411,6 +423,11 @@ export function createWasiThreadWorkerRuntime({
     wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 },
   };
   imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
+  // A guest rewritten by compileWasiThreadGuest's memory pass: its
+  // memory.size/memory.grow over the counter of this reserved memory
+  // (lib/wasm/memory-counter.js; the host registered it, or it is reserved here).
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredMaximum(wasmModule));
+  if (memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(memoryPages);
 
   const extras = resolveExtraImports(extraImports, {
     memory,
