@@ -40,8 +40,9 @@ export function hasMemoryGrowth(bytes) {
 }
 
 export function rewriteMemoryGrowth(bytes) {
-  if (!hasMemoryGrowth(bytes)) return { bytes, rewritten: false };
+  let calls = null; // [call size, call grow], made once
   const out = transformModule(bytes, {
+    onlyIfReplaced: true,
     imports: [
       { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I32] },
       { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I32], results: [I32] },
@@ -51,9 +52,9 @@ export function rewriteMemoryGrowth(bytes) {
       if (new Reader(bytes, ins.start + 1, ins.end).u() !== 0) {
         throw new TypeError("the memory pass handles one memory (memory index 0) only.");
       }
-      const target = ins.op === OP.memorySize ? indices.imports[0] : indices.imports[1];
-      return concatBytes([Uint8Array.of(OP.call), encodeU(target)]);
+      calls ??= indices.imports.map((index) => concatBytes([Uint8Array.of(OP.call), encodeU(index)]));
+      return ins.op === OP.memorySize ? calls[0] : calls[1];
     },
   });
-  return { bytes: out, rewritten: true };
+  return { bytes: out, rewritten: out !== bytes };
 }
