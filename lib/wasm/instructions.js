@@ -239,12 +239,6 @@ export function readInstruction(r, ins = { op: 0, start: 0, end: 0, func: undefi
   return ins;
 }
 
-// Opens a block that a matching `end` closes (try_table included; `else`,
-// `catch`, `catch_all` stay in their block; `delegate` closes a try).
-function opensBlock(op) {
-  return op === OP.block || op === OP.loop || op === OP.if || op === OP.try || op === OP.tryTable;
-}
-
 // Calls visit(ins) for each instruction of an expression that starts at
 // r.pos and ends with the `end` that closes it (a function body after its
 // locals, a constant expression). Leaves r.pos after that `end`. The record
@@ -252,13 +246,52 @@ function opensBlock(op) {
 export function walkExpression(r, visit) {
   let depth = 0;
   const ins = { op: 0, start: 0, end: 0, func: undefined, funcAt: -1 };
+  const bytes = r.bytes;
+  const end = r.end;
+  let p = r.pos;
   for (;;) {
-    readInstruction(r, ins);
-    visit?.(ins);
-    if (opensBlock(ins.op)) depth++;
-    else if (ins.op === OP.end || ins.op === 0x18 /* delegate */) {
+    // The frequent instructions are read here, in one loop (a pass walks
+    // every instruction of a module: this is its cost); the rest by
+    // readInstruction. A LEB128 that runs past `end` is caught after it.
+    const start = p;
+    if (p >= end) throw new TypeError("wasm binary is truncated.");
+    const op = bytes[p++];
+    const kind = MVP[op];
+    ins.func = undefined;
+    ins.funcAt = -1;
+    let fast = true;
+    if (kind === NONE) {
+      // no immediate
+    } else if (kind === U && op !== OP.call && op !== OP.returnCall && op !== OP.refFunc) {
+      while (bytes[p++] & 0x80);
+    } else if (kind === MEM) {
+      const align = bytes[p];
+      while (bytes[p++] & 0x80);
+      if (align & 0x40) while (bytes[p++] & 0x80);
+      while (bytes[p++] & 0x80);
+    } else if (kind === S32 || kind === S64) {
+      while (bytes[p++] & 0x80);
+    } else if (kind === BT && bytes[p] === 0x40) {
+      p++;
+    } else {
+      fast = false;
+      r.pos = start;
+      readInstruction(r, ins); // sets op (prefixed), start, end, func
+      p = r.pos;
+    }
+    if (p > end) throw new TypeError("wasm binary is truncated.");
+    if (fast) {
+      ins.op = op;
+      ins.start = start;
+      ins.end = p;
+    }
+    if (visit !== undefined) visit(ins);
+    const code = ins.op;
+    if (code === OP.block || code === OP.loop || code === OP.if || code === OP.try || code === OP.tryTable) depth++;
+    else if (code === OP.end || code === 0x18 /* delegate */) {
       if (depth === 0) {
-        if (ins.op === 0x18) throw new TypeError(`wasm binary has a delegate outside a try at offset ${ins.start}.`);
+        if (code === 0x18) throw new TypeError(`wasm binary has a delegate outside a try at offset ${start}.`);
+        r.pos = p;
         return;
       }
       depth--;

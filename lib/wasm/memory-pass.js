@@ -43,6 +43,7 @@ export function rewriteMemoryGrowth(bytes) {
   let calls = null; // [call size, call grow], made once
   const out = transformModule(bytes, {
     onlyIfReplaced: true,
+    ops: [OP.memorySize, OP.memoryGrow],
     imports: [
       { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I32] },
       { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I32], results: [I32] },

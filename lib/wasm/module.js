@@ -29,6 +29,8 @@
 //       plan.replace(ins, indices) -> Uint8Array | undefined
 //                      called for every instruction of every existing body:
 //                      bytes to put in its place, or undefined to keep it.
+//       plan.ops       optional: the opcodes plan.replace wants to see (it
+//                      is then called for those only: a cheaper walk).
 //       plan.onlyIfReplaced  when true and plan.replace replaced nothing,
 //                      the input `bytes` object itself is returned.
 //     params/results are value type bytes (0x7f i32, 0x7e i64, ...). indices
@@ -330,18 +332,36 @@ function appendToVector(bytes, section, items) {
 // Rewrites the expression at r.pos (to its closing end) into patches:
 // function indices shifted, instructions replaced where asked.
 function patchExpression(r, patches, ctx, replace) {
-  walkExpression(r, (ins) => {
-    const replacement = replace?.(ins, ctx.indices);
-    if (replacement !== undefined) {
-      if (ins.op === OP.end || ins.op === OP.block || ins.op === OP.loop || ins.op === OP.if) {
-        throw new TypeError("transformModule: a pass may not replace a structured instruction.");
+  const { shift, firstDefined, wanted } = ctx;
+  const visit = (ins) => {
+    const op = ins.op;
+    if (replace !== undefined && (wanted === null || (op < 256 ? wanted.single[op] === 1 : wanted.prefixed.has(op)))) {
+      const replacement = replace(ins, ctx.indices);
+      if (replacement !== undefined) {
+        if (op === OP.end || op === OP.block || op === OP.loop || op === OP.if || op === OP.try || op === OP.tryTable) {
+          throw new TypeError("transformModule: a pass may not replace a structured instruction.");
+        }
+        patches.add(ins.start, ins.end, replacement);
+        ctx.replaced++;
+        return;
       }
-      patches.add(ins.start, ins.end, replacement);
-      ctx.replaced++;
-    } else if (ins.func !== undefined && ctx.shift > 0 && ins.func >= ctx.firstDefined) {
-      patches.addU(ins.funcAt, ins.end, ins.func + ctx.shift);
     }
-  });
+    if (shift > 0 && ins.funcAt >= 0 && ins.func >= firstDefined) patches.addU(ins.funcAt, ins.end, ins.func + shift);
+  };
+  walkExpression(r, visit);
+}
+
+// plan.ops (opcodes, prefixed ones as in lib/wasm/instructions.js) -> a
+// quick membership test, or null: replace sees every instruction.
+function wantedOps(ops) {
+  if (!ops) return null;
+  const single = new Uint8Array(256);
+  const prefixed = new Set();
+  for (const op of ops) {
+    if (op < 256) single[op] = 1;
+    else prefixed.add(op);
+  }
+  return { single, prefixed };
 }
 
 // A function index at r.pos (an export, the start function, an element).
@@ -515,7 +535,7 @@ export function transformModule(bytes, plan) {
     imports: imports.map((_, i) => firstDefined + i),
     functions: functions.map((_, i) => firstDefined + shift + defined + i),
   };
-  const ctx = { firstDefined, shift, indices, replaced: 0 };
+  const ctx = { firstDefined, shift, indices, replaced: 0, wanted: wantedOps(plan.ops) };
   // New types: imports' first, then the functions'.
   const newTypes = [...imports, ...functions].map(encodeFuncType);
   const importEntries = imports.map((imp, i) =>
