@@ -21,7 +21,7 @@ import { native } from "../native/binding.js";
 import { createSpawnLedger, reportGuestError } from "./ledger.js";
 import { noteGuestModule } from "../worker/liftoff.js";
 import { guestMemoryCounter } from "../wasm/memory-counter.js";
-import { declarationsOf } from "../worker/wasm-memory.js";
+import { declaredSharedMaximum } from "../worker/wasm-memory.js";
 import { WASI_THREAD_POOL_SLOT } from "../pool/layout.js";
 import { createWasiThreadPool } from "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
@@ -60,16 +60,6 @@ export function workerExecArgv(parentExecArgv = process.execArgv) {
 // What one Node host keeps: the pool and its operations (checked once,
 // lib/pool/internal.js), the ledger, what every worker it starts is given,
 // and the workers and threads that keep the process alive.
-// The most pages the guest's shared memory may have, as its module says
-// (known for modules compileWasiThreadGuest compiled; else wasm32's most).
-function declaredMaximum(wasmModule) {
-  try {
-    return declarationsOf(wasmModule).imports.find((m) => m.shared)?.maximum ?? 65536;
-  } catch {
-    return 65536;
-  }
-}
-
 function createHostState(options) {
   const {
     wasmModule,
@@ -106,7 +96,7 @@ function createHostState(options) {
   // A guest rewritten by compileWasiThreadGuest's memory pass: its memory is
   // grown to its maximum now, once, and its size kept in memoryPages
   // (docs/api.md, "Memory growth"); the workers get the counter with it.
-  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredMaximum(wasmModule));
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
   const workerData = {
     wasmModule,
     memory,

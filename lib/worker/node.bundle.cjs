@@ -2228,6 +2228,13 @@ function declarationsOf(wasm) {
   }
   return readMemoryDeclarations(wasm);
 }
+function declaredSharedMaximum(wasm) {
+  try {
+    return declarationsOf(wasm).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
+}
 
 // lib/wasm/memory-counter.js
 var MEMORY_IMPORT_MODULE = "wasi-thread-pool";
@@ -2552,13 +2559,6 @@ function memoryImportOf(wasmModule) {
   }
   return { module: "env", name: "memory" };
 }
-function declaredMaximum(wasmModule) {
-  try {
-    return declarationsOf(wasmModule).imports.find((m) => m.shared)?.maximum ?? 65536;
-  } catch {
-    return 65536;
-  }
-}
 function importsModule(wasmModule, moduleName) {
   try {
     return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
@@ -2593,7 +2593,7 @@ function createWasiThreadWorkerRuntime({
     wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 }
   };
   imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
-  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredMaximum(wasmModule));
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
   if (memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(memoryPages);
   const extras = resolveExtraImports(extraImports, {
     memory,

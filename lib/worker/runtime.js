@@ -24,7 +24,7 @@
 
 import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
 import { createThreadRunner } from "./thread-runner.js";
-import { declarationsOf } from "./wasm-memory.js";
+import { declaredSharedMaximum } from "./wasm-memory.js";
 import { MEMORY_IMPORT_MODULE, guestMemoryCounter, memoryGrowthImports } from "../wasm/memory-counter.js";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
@@ -361,16 +361,6 @@ function memoryImportOf(wasmModule) {
   return { module: "env", name: "memory" };
 }
 
-// The most pages the guest's memory may have, as its module declares it
-// (known for a module compileWasiThreadGuest compiled; else wasm32's most).
-function declaredMaximum(wasmModule) {
-  try {
-    return declarationsOf(wasmModule).imports.find((m) => m.shared)?.maximum ?? 65536;
-  } catch {
-    return 65536;
-  }
-}
-
 function importsModule(wasmModule, moduleName) {
   try {
     return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
@@ -426,7 +416,7 @@ export function createWasiThreadWorkerRuntime({
   // A guest rewritten by compileWasiThreadGuest's memory pass: its
   // memory.size/memory.grow over the counter of this reserved memory
   // (lib/wasm/memory-counter.js; the host registered it, or it is reserved here).
-  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredMaximum(wasmModule));
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
   if (memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(memoryPages);
 
   const extras = resolveExtraImports(extraImports, {

@@ -186,6 +186,17 @@ export function declarationsOf(wasm) {
   return readMemoryDeclarations(wasm);
 }
 
+// The most pages a guest's shared memory may have, as its module declares
+// it (known for the bytes, or a module compileWasiThreadGuest compiled);
+// wasm32's most (65536) when it cannot be known.
+export function declaredSharedMaximum(wasm) {
+  try {
+    return declarationsOf(wasm).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
+}
+
 // The memory of a plain (single-threaded) WASI program: {initial, maximum}
 // of the one non-shared memory it imports, or null when it defines its own
 // (or has none). Throws a TypeError for what the runner cannot give it.
