@@ -2080,6 +2080,65 @@ function createRunThread(runner, onTrap) {
   };
 }
 
+// lib/wasm/reader.js
+var Reader = class {
+  constructor(bytes, pos = 0, end = bytes.length) {
+    this.bytes = bytes;
+    this.pos = pos;
+    this.end = end;
+  }
+  atEnd() {
+    return this.pos >= this.end;
+  }
+  byte() {
+    if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+    return this.bytes[this.pos++];
+  }
+  peek() {
+    if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+    return this.bytes[this.pos];
+  }
+  // Unsigned LEB128 of up to `bits` bits, as a Number (exact up to 2^53;
+  // the u64 of a memory64 offset is only skipped past, never used).
+  u(bits = 32) {
+    if (this.pos < this.end && this.bytes[this.pos] < 128) return this.bytes[this.pos++];
+    let result = 0;
+    let scale = 1;
+    const most = Math.ceil(bits / 7);
+    for (let i = 0; i < most; i++) {
+      const b = this.byte();
+      result += (b & 127) * scale;
+      if ((b & 128) === 0) return result;
+      scale *= 128;
+    }
+    throw new TypeError("wasm binary has a malformed LEB128 number.");
+  }
+  // Signed LEB128 of up to `bits` bits (s32, s33 block types, s64 consts),
+  // as a Number (s64 values beyond 2^53 lose precision: only skipped).
+  s(bits = 32) {
+    let result = 0;
+    let scale = 1;
+    const most = Math.ceil(bits / 7);
+    for (let i = 0; i < most; i++) {
+      const b = this.byte();
+      result += (b & 127) * scale;
+      scale *= 128;
+      if ((b & 128) === 0) return b & 64 ? result - scale : result;
+    }
+    throw new TypeError("wasm binary has a malformed LEB128 number.");
+  }
+  skip(count) {
+    if (count > this.end - this.pos) throw new TypeError("wasm binary is truncated.");
+    this.pos += count;
+  }
+  name() {
+    const length = this.u();
+    const start = this.pos;
+    this.skip(length);
+    return new TextDecoder().decode(this.bytes.subarray(start, this.pos));
+  }
+};
+
 // lib/worker/wasm-memory.js
 var SECTION_TYPE = 1;
 var SECTION_IMPORT = 2;
@@ -2089,40 +2148,12 @@ var KIND_TABLE = 1;
 var KIND_MEMORY = 2;
 var KIND_GLOBAL = 3;
 var KIND_TAG = 4;
-var Reader = class {
-  constructor(bytes) {
-    this.bytes = bytes;
-    this.pos = 0;
-  }
-  byte() {
-    if (this.pos >= this.bytes.length) throw new TypeError("wasm binary is truncated.");
-    return this.bytes[this.pos++];
-  }
-  // Unsigned LEB128, up to 64 bits (the value as a Number; limits fit).
-  u() {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      const b = this.byte();
-      result += (b & 127) * scale;
-      if ((b & 128) === 0) return result;
-      scale *= 128;
-    }
-    throw new TypeError("wasm binary has a malformed LEB128 number.");
-  }
-  name() {
-    const length = this.u();
-    const end = this.pos + length;
-    if (end > this.bytes.length) throw new TypeError("wasm binary is truncated.");
-    const text = new TextDecoder().decode(this.bytes.subarray(this.pos, end));
-    this.pos = end;
-    return text;
-  }
+var Reader2 = class extends Reader {
   // Limits of a memory or table type: flags, min, max when flagged.
   limits() {
     const flags = this.byte();
-    const initial = this.u();
-    const maximum = flags & 1 ? this.u() : null;
+    const initial = this.u(64);
+    const maximum = flags & 1 ? this.u(64) : null;
     return { flags, initial, maximum, shared: (flags & 2) !== 0, memory64: (flags & 4) !== 0 };
   }
   // A value type: one byte, or a reference type with a heap type index.
@@ -2174,7 +2205,7 @@ function toBytes(wasm) {
 }
 function readMemoryDeclarations(wasm) {
   const bytes = toBytes(wasm);
-  const r = new Reader(bytes);
+  const r = new Reader2(bytes);
   if (bytes.length < 8) throw new TypeError("not a wasm binary (too short).");
   const magic = [0, 97, 115, 109];
   for (const b of magic) if (r.byte() !== b) throw new TypeError("not a wasm binary (bad magic).");
