@@ -151,6 +151,23 @@ describe("memory pass fuzz", () => {
     assert.ok(rewrittenCount > MODULES / 3, `only ${rewrittenCount} of ${MODULES} modules had growth to rewrite`);
   });
 
+  test(`hostile bytes (seed ${SEED}): a mutated module is rewritten or refused with a TypeError, nothing else`, async () => {
+    const rand = prng(SEED + 1);
+    for (let i = 0; i < 20; i++) {
+      const module = generate(rand, { growth: true });
+      const bytes = await watToBytesWith(module.text, FEATURES);
+      for (let m = 0; m < 25; m++) {
+        const mutant = bytes.slice();
+        for (let k = 0; k <= rand(4); k++) mutant[8 + rand(mutant.length - 8)] = rand(256);
+        try {
+          rewriteMemoryGrowth(mutant);
+        } catch (error) {
+          assert.ok(error instanceof TypeError, `seed ${SEED}, module ${i}, mutant ${m}: ${error}`);
+        }
+      }
+    }
+  });
+
   test("memory_grow: the old size, or -1 past the maximum, atomically; memory_size follows", () => {
     const counter = createMemoryCounter(2, 5);
     const { memory_grow: grow, memory_size: size } = memoryGrowthImports(counter);
