@@ -242,8 +242,10 @@ export function readInstruction(r, ins = { op: 0, start: 0, end: 0, func: undefi
 // Calls visit(ins) for each instruction of an expression that starts at
 // r.pos and ends with the `end` that closes it (a function body after its
 // locals, a constant expression). Leaves r.pos after that `end`. The record
-// is reused from one instruction to the next: copy what you keep.
-export function walkExpression(r, visit) {
+// is reused from one instruction to the next: copy what you keep. only: a
+// Uint8Array(256) by first opcode byte (a prefixed instruction: its prefix),
+// 1 for the instructions visit wants; null: every instruction.
+export function walkExpression(r, visit, only = null) {
   let depth = 0;
   const ins = { op: 0, start: 0, end: 0, func: undefined, funcAt: -1 };
   const bytes = r.bytes;
@@ -285,7 +287,7 @@ export function walkExpression(r, visit) {
       ins.start = start;
       ins.end = p;
     }
-    if (visit !== undefined) visit(ins);
+    if (visit !== undefined && (only === null || only[op] === 1)) visit(ins);
     const code = ins.op;
     if (code === OP.block || code === OP.loop || code === OP.if || code === OP.try || code === OP.tryTable) depth++;
     else if (code === OP.end || code === 0x18 /* delegate */) {

@@ -348,7 +348,7 @@ function patchExpression(r, patches, ctx, replace) {
     }
     if (shift > 0 && ins.funcAt >= 0 && ins.func >= firstDefined) patches.addU(ins.funcAt, ins.end, ins.func + shift);
   };
-  walkExpression(r, visit);
+  walkExpression(r, visit, ctx.firstBytes);
 }
 
 // plan.ops (opcodes, prefixed ones as in lib/wasm/instructions.js) -> a
@@ -362,6 +362,17 @@ function wantedOps(ops) {
     else prefixed.add(op);
   }
   return { single, prefixed };
+}
+
+// The first opcode bytes a walk must stop at: the wanted ops (their prefix
+// for a prefixed one) and, when indices move, the instructions that name a
+// function. null when every instruction is wanted.
+function firstBytesOf(wanted, shift) {
+  if (wanted === null) return null;
+  const first = wanted.single.slice();
+  for (const op of wanted.prefixed) first[Math.floor(op / 0x10000)] = 1;
+  if (shift > 0) for (const op of [OP.call, OP.returnCall, OP.refFunc]) first[op] = 1;
+  return first;
 }
 
 // A function index at r.pos (an export, the start function, an element).
@@ -535,7 +546,8 @@ export function transformModule(bytes, plan) {
     imports: imports.map((_, i) => firstDefined + i),
     functions: functions.map((_, i) => firstDefined + shift + defined + i),
   };
-  const ctx = { firstDefined, shift, indices, replaced: 0, wanted: wantedOps(plan.ops) };
+  const wanted = wantedOps(plan.ops);
+  const ctx = { firstDefined, shift, indices, replaced: 0, wanted, firstBytes: firstBytesOf(wanted, shift) };
   // New types: imports' first, then the functions'.
   const newTypes = [...imports, ...functions].map(encodeFuncType);
   const importEntries = imports.map((imp, i) =>
