@@ -60,7 +60,7 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^binding\.gyp$/,
   /^scripts\/install\.js$/,
-  /^lib\/(?:(?:pool|native|host|worker|program)\/)?[^/]+\.(?:js|mjs|cjs)$/,
+  /^lib\/(?:(?:pool|native|host|worker|program|wasm)\/)?[^/]+\.(?:js|mjs|cjs)$/,
   /^bin\/[^/]+\.js$/,
   /^dist\/[^/]+\.(?:mjs|cjs)$/, // the built workers (browser; the Node pool workers, scripts/bundle-workers.js)
   /^src\/(?:core|os|node|wasi)\/[^/]+\.[ch]$/, // the C rooms: the core, the OS waits, the WASI, the Node-API glue
@@ -79,6 +79,7 @@ const REQUIRED = [
   "lib/host/host.js",
   "lib/native/binding.js",
   "lib/host/node.js",
+  "lib/wasm/memory-pass.js",
   "lib/worker/node.js",
   "dist/node-worker.cjs",
   "lib/program/run.js",

@@ -21,6 +21,7 @@
 // Node-only (node:v8); the browser worker chain never imports this file.
 
 import { noteCompiledModule } from "./wasm-memory.js";
+import { rewriteGuestMemory } from "./guest-memory.js";
 import v8 from "node:v8";
 
 // The probe, hand-assembled so that no assembler is needed at run time:
@@ -124,6 +125,10 @@ function bytesOf(source) {
   throw new TypeError("compileWasiThreadGuest expects the module's bytes (a BufferSource).");
 }
 
+function guestBytes(source, options) {
+  return rewriteGuestMemory(bytesOf(source), options ?? {}).bytes;
+}
+
 function protectedBytes(source) {
   const bytes = bytesOf(source);
   if (!protectFromLiftoffHazard() || !affected) return bytes;
@@ -133,16 +138,18 @@ function protectedBytes(source) {
   return tagged;
 }
 
-// Compiles a wasi-threads guest safely: protects first, then compiles.
-export async function compileWasiThreadGuest(bytes) {
-  const module = await WebAssembly.compile(protectedBytes(bytes));
+// Compiles a wasi-threads guest safely: protects first, then compiles. A
+// guest whose memory grows gets the memory pass first (issue 26,
+// lib/worker/guest-memory.js; options.reserveMemory: false skips it).
+export async function compileWasiThreadGuest(bytes, options) {
+  const module = await WebAssembly.compile(protectedBytes(guestBytes(bytes, options)));
   safeModules.add(module);
   noteCompiledModule(module, bytes);
   return module;
 }
 
-export function compileWasiThreadGuestSync(bytes) {
-  const module = new WebAssembly.Module(protectedBytes(bytes));
+export function compileWasiThreadGuestSync(bytes, options) {
+  const module = new WebAssembly.Module(protectedBytes(guestBytes(bytes, options)));
   safeModules.add(module);
   noteCompiledModule(module, bytes);
   return module;
