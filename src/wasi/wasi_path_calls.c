@@ -278,10 +278,16 @@ WTP__WASI_CALL(path_open) {
     return err;
   uint8_t filetype = wtp__wasi_filetype(st.st_mode);
   uint32_t fd;
-  /* Within what its kind can hold: a directory no seek, tell or set-size. */
+  /* Within what its kind can hold: a directory no seek, tell or set-size.
+   * Any other kind keeps the seek and tell it asked for, as wasmtime
+   * reports them on what a program opens: a character device opened by
+   * path (/dev/null) is then no terminal for wasi-libc's isatty(), and a
+   * seek on a stream still answers ESPIPE (wasi_fd.c). */
+  uint64_t kind = wtp__wasi_kind_rights(filetype);
+  if (filetype != WASI_FILETYPE_DIRECTORY)
+    kind |= WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL;
   err = wtp__wasi_fd_add(wasi, host_fd, filetype, (uint16_t)fdflags,
-                         rights_base & wtp__wasi_kind_rights(filetype),
-                         rights_inheriting, &fd);
+                         rights_base & kind, rights_inheriting, &fd);
   if (err) return err;
   wtp__wasi_store32(memory, fd_out, fd);
   return WASI_ESUCCESS;

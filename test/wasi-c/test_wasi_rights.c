@@ -192,6 +192,31 @@ static void test_dev_null_is_no_terminal(void) {
   if (master >= 0) close(master);
 }
 
+/* A character device the program opens by path (/dev/null through a
+ * preopen of /dev) keeps the seek and tell rights it asked for, as
+ * wasmtime reports them: wasi-libc's isatty() takes CHARACTER_DEVICE
+ * without them for a terminal, and /dev/null is none. */
+static void test_dev_null_by_path_is_no_terminal(void) {
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, "/dev");
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  memcpy(m.base + PATH, "null", 4);
+  CHECK_EQ(CALL(wasi, &m, "path_open", 3, 0, PATH, 4, 0,
+                WASI_RIGHTS_REGULAR_FILE, WASI_RIGHTS_REGULAR_FILE, 0, RESULT),
+           0);
+  fd = wtp__wasi_load32(&m, RESULT);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", fd, RESULT), 0);
+  CHECK_EQ(m.base[RESULT], WASI_FILETYPE_CHARACTER_DEVICE);
+  uint64_t rights = wtp__wasi_load32(&m, RESULT + 8);
+  /* isatty(fd) in wasi-libc: a character device holding seek or tell is
+   * no terminal. */
+  CHECK(rights & (WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL));
+  CHECK_EQ(g_write(wasi, &m, fd, "gone"), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_close", fd), 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+}
+
 /* ---- rights ---- */
 
 static uint64_t fdstat_base(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd) {
@@ -657,6 +682,7 @@ static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
   RUN(test_dev_null_is_no_terminal);
+  RUN(test_dev_null_by_path_is_no_terminal);
   RUN(test_directory_rights);
   RUN(test_narrowing);
   RUN(test_truncate_read_only);
