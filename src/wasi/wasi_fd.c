@@ -22,7 +22,8 @@
  *             entry's lock, atomic among the program's threads but not
  *             against another process appending to the same file. A stdio
  *             description the host opened with O_APPEND (`>>file`) keeps it:
- *             writes to it append whatever the guest's flag says.
+ *             writes to it append whatever the guest's flag says; so does
+ *             an APPEND open of an append-only file (path_open).
  *   NONBLOCK  emulated: the OS description stays as wasi_poll.c made it; a
  *             call that would wait answers EAGAIN instead.
  *   DSYNC     emulated: fdatasync after each write (fsync on macOS).

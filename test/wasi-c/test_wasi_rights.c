@@ -223,6 +223,58 @@ static void test_append_without_pwritev2(void) {
 #endif
 }
 
+/* An append-only file (chattr +a) opens for writing only with O_APPEND:
+ * the program's APPEND open of it (a log) works and appends. Needs the
+ * right to set the flag (root): skipped otherwise. */
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+static int set_append_only(const char *path, int on) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  int flags = 0, rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+  if (rc == 0) {
+    flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+    rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
+  return rc;
+}
+#endif
+
+static void test_append_only_file(void) {
+#ifdef __linux__
+  char path[128], text[64];
+  in_dir(path, sizeof path, "append_only");
+  int host = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(host >= 0);
+  CHECK_EQ(write(host, "log\n", 4), 4);
+  close(host);
+  if (set_append_only(path, 1) != 0) {
+    fprintf(stderr, "  (cannot make a file append-only here: skipped)\n");
+    unlink(path);
+    return;
+  }
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "append_only", WASI_OFLAGS_CREAT,
+                  WASI_RIGHTS_FD_WRITE, 0, WASI_FDFLAGS_APPEND, &fd),
+           0);
+  CHECK_EQ(g_write(wasi, &m, fd, "more\n"), 0);
+  /* Without APPEND the kernel refuses the write open, as natively. */
+  CHECK_EQ(g_open(wasi, &m, "append_only", 0, WASI_RIGHTS_FD_WRITE, 0, 0, NULL),
+           WASI_EPERM);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "log\nmore\n") == 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  set_append_only(path, 0);
+  unlink(path);
+#endif
+}
+
 /* ---- isatty: a character device that is no terminal ---- */
 
 static void test_dev_null_is_no_terminal(void) {
@@ -744,6 +796,7 @@ static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
   RUN(test_append_without_pwritev2);
+  RUN(test_append_only_file);
   RUN(test_dev_null_is_no_terminal);
   RUN(test_dev_null_by_path_is_no_terminal);
   RUN(test_directory_rights);
