@@ -19,8 +19,9 @@
  *             atomically with pwritev2(RWF_APPEND) (Linux 4.16+); elsewhere
  *             (macOS, older kernels, a seccomp filter that refuses the
  *             call) it seeks to the end and writes under the
- *             entry's lock, atomic among the program's threads but not
- *             against another process appending to the same file. A stdio
+ *             entry's lock, atomic among the program's threads writing
+ *             through that fd, but not against another fd of the same file
+ *             (nor its seeks) or another process appending to it. A stdio
  *             description the host opened with O_APPEND (`>>file`) keeps it:
  *             writes to it append whatever the guest's flag says; so does
  *             an APPEND open of an append-only file (path_open).
