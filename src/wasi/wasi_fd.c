@@ -17,11 +17,14 @@
  *             positioned write (fd_pwrite) writes at its offset, as wasmtime
  *             does. fd_write on an APPEND regular file appends each write
  *             atomically with pwritev2(RWF_APPEND) (Linux 4.16+); elsewhere
- *             (macOS, older kernels) it seeks to the end and writes under the
- *             entry's lock, atomic among the program's threads but not
- *             against another process appending to the same file. A stdio
+ *             (macOS, older kernels, a seccomp filter that refuses the
+ *             call) it seeks to the end and writes under the
+ *             entry's lock, atomic among the program's threads writing
+ *             through that fd, but not against another fd of the same file
+ *             (nor its seeks) or another process appending to it. A stdio
  *             description the host opened with O_APPEND (`>>file`) keeps it:
- *             writes to it append whatever the guest's flag says.
+ *             writes to it append whatever the guest's flag says; so does
+ *             an APPEND open of an append-only file (path_open).
  *   NONBLOCK  emulated: the OS description stays as wasi_poll.c made it; a
  *             call that would wait answers EAGAIN instead.
  *   DSYNC     emulated: fdatasync after each write (fsync on macOS).
@@ -257,9 +260,12 @@ static ssize_t pwritev2_append(int fd, const struct iovec *iov, int count) {
 static ssize_t append_io(wtp__wasi_entry *entry, const struct iovec *iov,
                          int count) {
 #if defined(__linux__) && defined(__NR_pwritev2)
-  /* Older kernels: ENOSYS (no pwritev2) or EOPNOTSUPP (no RWF_APPEND). */
+  /* Older kernels: ENOSYS (no pwritev2) or EOPNOTSUPP (no RWF_APPEND); a
+   * seccomp filter that does not know the call (a container's profile)
+   * answers EPERM or ENOSYS. A real EPERM comes back from the write. */
   ssize_t n = pwritev2_append(entry->io_fd, iov, count);
-  if (n >= 0 || (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS))
+  if (n >= 0 || (errno != EOPNOTSUPP && errno != EINVAL && errno != ENOSYS &&
+                 errno != EPERM))
     return n;
 #endif
   wtp__wasi_entry_lock(entry);

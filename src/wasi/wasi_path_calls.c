@@ -115,7 +115,8 @@ static int open_flags(uint32_t oflags, uint16_t fdflags, uint64_t rights) {
   if (oflags & WASI_OFLAGS_CREAT) flags |= O_CREAT;
   if (oflags & WASI_OFLAGS_EXCL) flags |= O_EXCL;
   if (oflags & WASI_OFLAGS_TRUNC) flags |= O_TRUNC;
-  /* APPEND is the entry's, never O_APPEND (wasi_fd.c). */
+  /* APPEND is the entry's, not O_APPEND (wasi_fd.c), except for an
+   * append-only file (path_open). */
   if (fdflags & WASI_FDFLAGS_DSYNC) flags |= O_DSYNC;
   if (fdflags & WASI_FDFLAGS_SYNC) flags |= O_SYNC;
 #ifdef O_RSYNC
@@ -263,6 +264,13 @@ WTP__WASI_CALL(path_open) {
   int waits = !(fdflags & WASI_FDFLAGS_NONBLOCK);
   int host_fd = -1, base = wtp__wasi_entry_host_fd(dir);
   err = wtp__wasi_beneath_open(base, path, flags, 0666, follow, &host_fd);
+  /* An append-only file (chattr +a) opens for writing only with O_APPEND:
+   * an APPEND open of it gets a description that carries it (its pwrite
+   * then appends, as the kernel insists for such a file). */
+  if (err == WASI_EPERM && (fdflags & WASI_FDFLAGS_APPEND) &&
+      (flags & O_ACCMODE) != O_RDONLY)
+    err = wtp__wasi_beneath_open(base, path, flags | O_APPEND, 0666, follow,
+                                 &host_fd);
   if (err == WASI_ENXIO && waits && (flags & O_ACCMODE) == O_WRONLY)
     err = fifo_wait_reader(wasi, base, path, flags, follow, &host_fd);
   wtp__wasi_fd_put(dir);
@@ -278,10 +286,16 @@ WTP__WASI_CALL(path_open) {
     return err;
   uint8_t filetype = wtp__wasi_filetype(st.st_mode);
   uint32_t fd;
-  /* Within what its kind can hold: a directory no seek, tell or set-size. */
+  /* Within what its kind can hold: a directory no seek, tell or set-size.
+   * Any other kind keeps the seek and tell it asked for, as wasmtime
+   * reports them on what a program opens: a character device opened by
+   * path (/dev/null) is then no terminal for wasi-libc's isatty(), and a
+   * seek on a stream still answers ESPIPE (wasi_fd.c). */
+  uint64_t kind = wtp__wasi_kind_rights(filetype);
+  if (filetype != WASI_FILETYPE_DIRECTORY)
+    kind |= WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL;
   err = wtp__wasi_fd_add(wasi, host_fd, filetype, (uint16_t)fdflags,
-                         rights_base & wtp__wasi_kind_rights(filetype),
-                         rights_inheriting, &fd);
+                         rights_base & kind, rights_inheriting, &fd);
   if (err) return err;
   wtp__wasi_store32(memory, fd_out, fd);
   return WASI_ESUCCESS;

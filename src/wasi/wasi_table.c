@@ -52,7 +52,8 @@
  *     less FD_READ/FD_WRITE by its access mode; a preopen
  *     WASI_RIGHTS_DIRECTORY (no seek, tell or set-size) inheriting directory
  *     and file rights; a path_open'ed fd what it asked for, within the
- *     directory's inheriting rights and its own kind (wasi_path_calls.c).
+ *     directory's inheriting rights and its own kind, a non-directory
+ *     keeping the seek and tell it asked for (wasi_path_calls.c).
  *   - fd_fdstat_set_rights narrows them; a right never comes back
  *     (asking for one it does not hold: ENOTCAPABLE).
  *   - Each call needs its right (wtp__wasi_entry_need): a missing

@@ -362,6 +362,10 @@ const LIBC = new Set([
   "pthread_setspecific",
   // The program's C WASI (src/wasi/): file, directory, socket and poll calls.
   "accept",
+  "accept4", // sock_accept's close-on-exec (glibc 2.10)
+  "inotify_add_watch", // a FIFO's reader waits for a writer's open (glibc 2.4)
+  "inotify_init1", // (glibc 2.9)
+  "isatty", // stdio that is a character device but no terminal
   "clock_getres",
   "close",
   "closedir",
@@ -480,6 +484,7 @@ const LIBSYSTEM = new Set([
   "___bzero",
   "___memcpy_chk",
   "_accept",
+  "_isatty",
   "_arc4random_buf",
   "_clock_getres",
   "_close",

@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "wasi_harness.h"
 #include "wasi_path.h"
@@ -20,6 +23,16 @@
 #define RESULT 64
 #define PATH 256
 #define DATA 8192
+
+/* TSan builds: no fork, no racing guest threads (TSan reports the
+ * guest's own race, which is the point of those tests). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
 
 static char dir[64];
 
@@ -154,6 +167,114 @@ static void test_append_per_descriptor(void) {
   unlink(path);
 }
 
+/* An APPEND write where a seccomp filter refuses pwritev2 with EPERM (a
+ * container profile that predates the call, whose default answer is
+ * EPERM) still appends, by the seek-and-write path, as it does where the
+ * kernel says ENOSYS. Run in a child process: the filter stays for life. */
+#if defined(__linux__) && defined(__NR_pwritev2) && !defined(UNDER_TSAN)
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+static int refuse_pwritev2(void) {
+  struct sock_filter code[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_pwritev2, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {sizeof code / sizeof code[0], code};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+  return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+#endif
+
+static void test_append_without_pwritev2(void) {
+#if defined(__linux__) && defined(__NR_pwritev2) && !defined(UNDER_TSAN)
+  char path[128], text[64];
+  in_dir(path, sizeof path, "append_eperm");
+  int host = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(host >= 0);
+  CHECK_EQ(write(host, "0123456789", 10), 10);
+  close(host);
+  pid_t child = fork();
+  if (child == 0) {
+    if (refuse_pwritev2() != 0) _exit(2); /* no seccomp here: not tested */
+    wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+    wtp_wasi_memory m = guest_memory(MEM);
+    uint32_t fd = 0;
+    int bad = g_open(wasi, &m, "append_eperm", 0, WASI_RIGHTS_REGULAR_FILE, 0,
+                     WASI_FDFLAGS_APPEND, &fd) != 0;
+    bad |= CALL(wasi, &m, "fd_seek", fd, 2, WASI_WHENCE_SET, RESULT) != 0;
+    bad |= g_write(wasi, &m, fd, "XY") != 0;
+    _exit(bad);
+  }
+  int status = -1;
+  CHECK(waitpid(child, &status, 0) == child);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+    fprintf(stderr, "  (no seccomp filter allowed: skipped)\n");
+  } else {
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    host_text(path, text, sizeof text);
+    CHECK(strcmp(text, "0123456789XY") == 0);
+  }
+  unlink(path);
+#endif
+}
+
+/* An append-only file (chattr +a) opens for writing only with O_APPEND:
+ * the program's APPEND open of it (a log) works and appends. Needs the
+ * right to set the flag (root): skipped otherwise. */
+#ifdef __linux__
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+static int set_append_only(const char *path, int on) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  int flags = 0, rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+  if (rc == 0) {
+    flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+    rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
+  return rc;
+}
+#endif
+
+static void test_append_only_file(void) {
+#ifdef __linux__
+  char path[128], text[64];
+  in_dir(path, sizeof path, "append_only");
+  int host = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(host >= 0);
+  CHECK_EQ(write(host, "log\n", 4), 4);
+  close(host);
+  if (set_append_only(path, 1) != 0) {
+    fprintf(stderr, "  (cannot make a file append-only here: skipped)\n");
+    unlink(path);
+    return;
+  }
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  CHECK_EQ(g_open(wasi, &m, "append_only", WASI_OFLAGS_CREAT,
+                  WASI_RIGHTS_FD_WRITE, 0, WASI_FDFLAGS_APPEND, &fd),
+           0);
+  CHECK_EQ(g_write(wasi, &m, fd, "more\n"), 0);
+  /* Without APPEND the kernel refuses the write open, as natively. */
+  CHECK_EQ(g_open(wasi, &m, "append_only", 0, WASI_RIGHTS_FD_WRITE, 0, 0, NULL),
+           WASI_EPERM);
+  host_text(path, text, sizeof text);
+  CHECK(strcmp(text, "log\nmore\n") == 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  set_append_only(path, 0);
+  unlink(path);
+#endif
+}
+
 /* ---- isatty: a character device that is no terminal ---- */
 
 static void test_dev_null_is_no_terminal(void) {
@@ -190,6 +311,31 @@ static void test_dev_null_is_no_terminal(void) {
   close(null_fd);
   if (slave >= 0) close(slave);
   if (master >= 0) close(master);
+}
+
+/* A character device the program opens by path (/dev/null through a
+ * preopen of /dev) keeps the seek and tell rights it asked for, as
+ * wasmtime reports them: wasi-libc's isatty() takes CHARACTER_DEVICE
+ * without them for a terminal, and /dev/null is none. */
+static void test_dev_null_by_path_is_no_terminal(void) {
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, "/dev");
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t fd = 0;
+  memcpy(m.base + PATH, "null", 4);
+  CHECK_EQ(CALL(wasi, &m, "path_open", 3, 0, PATH, 4, 0,
+                WASI_RIGHTS_REGULAR_FILE, WASI_RIGHTS_REGULAR_FILE, 0, RESULT),
+           0);
+  fd = wtp__wasi_load32(&m, RESULT);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", fd, RESULT), 0);
+  CHECK_EQ(m.base[RESULT], WASI_FILETYPE_CHARACTER_DEVICE);
+  uint64_t rights = wtp__wasi_load32(&m, RESULT + 8);
+  /* isatty(fd) in wasi-libc: a character device holding seek or tell is
+   * no terminal. */
+  CHECK(rights & (WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL));
+  CHECK_EQ(g_write(wasi, &m, fd, "gone"), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_close", fd), 0);
+  free(m.base);
+  wtp_wasi_release(wasi);
 }
 
 /* ---- rights ---- */
@@ -436,13 +582,6 @@ static void test_walk_depth_bounded(void) {
  * call see "...ab" (ENOENT here) or a NUL (EINVAL), never the path cut at
  * the NUL ("...a", a file that exists). Not under TSan: the guest's racing
  * write is the point, and TSan would report it. */
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
 
 #ifndef UNDER_TSAN
 typedef struct flipper {
@@ -656,7 +795,10 @@ static void test_sock_accept(void) {
 static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
+  RUN(test_append_without_pwritev2);
+  RUN(test_append_only_file);
   RUN(test_dev_null_is_no_terminal);
+  RUN(test_dev_null_by_path_is_no_terminal);
   RUN(test_directory_rights);
   RUN(test_narrowing);
   RUN(test_truncate_read_only);
