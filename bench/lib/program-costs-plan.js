@@ -27,10 +27,10 @@ const METRICS = [
   ["exitMs", "  the end -> the process gone"],
   ["workers", "  pool workers started", false, null],
   ["workerStartMs", "  a worker's start (its boot -> its first guest instruction), median"],
-  ["guestCpuMs", "  CPU: guest code, every thread"],
-  ["wasiCpuMs", "  CPU: the guest's imports (WASI calls, spawn)"],
-  ["gcCpuMs", "  CPU: garbage collection"],
-  ["otherCpuMs", "  CPU: the rest (Node, the runner's JS)"],
+  ["guestMs", "  sampled: guest code, every thread (its waits included)"],
+  ["wasiMs", "  sampled: the guest's imports (WASI calls, spawn)"],
+  ["gcMs", "  sampled: garbage collection"],
+  ["otherMs", "  sampled: the rest (Node, the runner's JS; idle excluded)"],
 ].map(([key, label, _, better = "lower"]) => ({ key, stat: "value", label, unit: key === "workers" ? "" : "ms", better }));
 
 export function programCostScenarios(Q) {
