@@ -1,66 +1,9 @@
 #!/usr/bin/env node
 // wasi-thread-pool [run] [OPTIONS] <WASM> [ARGS]...: runs a WASI command
-// program with runWasiThreadsProgram and exits with its exit code. The
-// command line is wasmtime's (lib/program/cli.js).
+// program and exits with its exit code (lib/program/cli-main.js). CommonJS
+// (bin/package.json), loading the CLI's one-file build: no ES module loader,
+// no module graph to resolve at start-up (docs/runner.md, "What a thread
+// costs"). The build is made by scripts/bundle-workers.js.
+"use strict";
 
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
-import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
-
-function usage(message) {
-  process.stderr.write(`wasi-thread-pool: ${message}\n\nRun wasi-thread-pool --help for usage.\n`);
-  process.exit(2);
-}
-
-if (process.argv.length === 2) {
-  process.stderr.write(HELP);
-  process.exit(2);
-}
-let opts;
-try {
-  opts = parseCommandLine(process.argv.slice(2), process.env);
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  usage(error.message);
-}
-if (opts.action === "help") {
-  process.stdout.write(HELP);
-  process.exit(0);
-}
-if (opts.action === "version") {
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-  process.stdout.write(`wasi-thread-pool ${version}\n`);
-  process.exit(0);
-}
-
-let bytes;
-try {
-  bytes = readFileSync(opts.file);
-} catch (error) {
-  process.stderr.write(`wasi-thread-pool: cannot read the module ${opts.file}: ${error.message}\n`);
-  process.exit(1);
-}
-
-// The runner alone, not the whole package (start-up time). The process is
-// the program's: where the C WASI serves, runProgramAsProcess runs the guest's
-// main thread right here and the process ends when the program does; with
-// node:wasi it resolves the program's {exitCode} (lib/program/process.js).
-const { runProgramAsProcess } = await import("../lib/program/process.js");
-try {
-  const { exitCode } = await runProgramAsProcess(bytes, {
-    args: [opts.argv0 ?? basename(opts.file), ...opts.args],
-    env: opts.env,
-    preopens: opts.preopens,
-    poolSize: opts.poolSize,
-    maxThreads: opts.maxThreads,
-    implementation: opts.implementation,
-  });
-  process.exitCode = exitCode;
-} catch (error) {
-  process.stderr.write(`wasi-thread-pool: ${error.message}\n`);
-  process.exitCode = 1;
-}
-// stdin may still be open (a program that never read it to its end): it must
-// not keep this process alive.
-process.stdin.unref?.();
-process.stdin.destroy?.();
+require("../lib/program/cli-main.bundle.cjs").runCli();

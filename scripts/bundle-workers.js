@@ -26,6 +26,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export const WORKER_BUNDLES = [
   { entry: "lib/program/pool-worker.js", outfile: "lib/program/pool-worker.bundle.cjs", dynamicImports: false },
   { entry: "lib/worker/node.js", outfile: "lib/worker/node.bundle.cjs", dynamicImports: true },
+  // Not a worker: the CLI's main thread (bin/wasi-thread-pool.js requires it), built the same way
+  // for the same reason (its start-up). lib/program/process.js's dynamic import of its fallback
+  // (run.js) is bundled; the fallback's import("node:net") stays one.
+  { entry: "lib/program/cli-main.js", outfile: "lib/program/cli-main.bundle.cjs", dynamicImports: true },
 ];
 
 const BANNER = (entry) =>

@@ -60,8 +60,9 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^binding\.gyp$/,
   /^scripts\/install\.js$/,
-  /^lib\/(?:(?:pool|native|host|worker|program)\/)?[^/]+\.(?:js|mjs|cjs)$/,
+  /^lib\/(?:(?:pool|native|host|worker|program|wasm)\/)?[^/]+\.(?:js|mjs|cjs)$/,
   /^bin\/[^/]+\.js$/,
+  /^bin\/package\.json$/, // bin/ is CommonJS (the CLI's start-up)
   /^dist\/[^/]+\.mjs$/,
   /^src\/(?:core|os|node|wasi)\/[^/]+\.[ch]$/, // the C rooms: the core, the OS waits, the WASI, the Node-API glue
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
@@ -88,6 +89,9 @@ const REQUIRED = [
   "lib/program/cli.js",
   "lib/program/link.js",
   "bin/wasi-thread-pool.js",
+  "bin/package.json",
+  "lib/program/cli-main.bundle.cjs",
+  "lib/wasm/liftoff-pass.js",
   "src/node/binding.c",
   "types/index.d.ts",
   "types/pool.d.ts",
