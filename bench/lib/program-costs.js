@@ -35,12 +35,14 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  statSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { REAL_GUESTS } from "./real-guests.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(repoDir, "bin", "wasi-thread-pool.js");
@@ -65,8 +67,38 @@ export const PROGRAMS = {
   "zstd-T2": { wasm: "zstd.wasm", args: ["-T2", "-3", "-c"], input: "tar", native: ["zstd", ["-T2", "-3", "-c"]] },
   "pigz-d": { wasm: "pigz.wasm", args: ["-p", "2", "-d", "-c"], input: "gz", native: ["pigz", ["-p", "2", "-d", "-c"]] },
   "pigz-c": { wasm: "pigz.wasm", args: ["-p", "2", "-c"], input: "tar", native: ["pigz", ["-p", "2", "-c"]] },
+  "pthread-pool": { wasm: "built", args: ["8", "20000", "9000"], input: null, native: ["built", ["8", "20000", "9000"]] },
   hello: { wasm: null, args: [], input: null, native: null },
 };
+
+// The pthreads pool (bench/guest/pthread-pool.c), built on demand for
+// wasm32-wasi-threads (the flags of bench/lib/real-guests.js) and natively
+// (gcc -pthread): {wasm, native} or {skip: why}.
+function buildPool() {
+  const src = join(repoDir, "bench", "guest", "pthread-pool.c");
+  const wasm = join(dataDir, "pthread-pool.wasm");
+  const native = join(dataDir, "pthread-pool");
+  const guest = REAL_GUESTS.pthread;
+  const missing = guest.needs.find((p) => !existsSync(p));
+  if (missing) return { skip: `${missing} not present` };
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    if (!existsSync(wasm) || statSync(wasm).mtimeMs < statSync(src).mtimeMs)
+      execFileSync(guest.tool, guest.args(src, wasm), { stdio: "pipe" });
+    if (!existsSync(native) || statSync(native).mtimeMs < statSync(src).mtimeMs) {
+      execFileSync("gcc", ["-O2", "-pthread", src, "-o", native], { stdio: "pipe" });
+    }
+  } catch (error) {
+    return {
+      skip: `build failed: ${
+        String(error.stderr ?? error.message)
+          .trim()
+          .split("\n")[0]
+      }`,
+    };
+  }
+  return { wasm, native };
+}
 
 function which(tool) {
   for (const dir of (process.env.PATH ?? "").split(":")) if (dir && existsSync(join(dir, tool))) return join(dir, tool);
@@ -77,10 +109,14 @@ function which(tool) {
 export function programCostsMissing(name, variant) {
   const program = PROGRAMS[name];
   if (!program) throw new RangeError(`program-costs: unknown program ${JSON.stringify(name)}`);
-  if (program.wasm && !existsSync(join(REAL, program.wasm))) return `${join(REAL, program.wasm)} not present`;
+  if (program.wasm === "built") {
+    const built = buildPool();
+    if (built.skip) return built.skip;
+  } else if (program.wasm && !existsSync(join(REAL, program.wasm))) return `${join(REAL, program.wasm)} not present`;
   if (variant === "native") {
     if (!program.native) return "no native counterpart";
-    if (!which(program.native[0])) return `${program.native[0]} is not installed on this machine`;
+    if (program.native[0] !== "built" && !which(program.native[0]))
+      return `${program.native[0]} is not installed on this machine`;
   }
   if (program.input === "zst" && !which("zstd")) return "zstd (to make the input) is not installed";
   if (program.input === "gz" && !which("gzip")) return "gzip (to make the input) is not installed";
@@ -137,8 +173,9 @@ const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 async function commandOf(name, variant) {
   const program = PROGRAMS[name];
   if (variant === "node") return [process.execPath, ["-e", "0"]];
-  if (variant === "native") return [which(program.native[0]), program.native[1]];
-  const wasm = program.wasm ? join(REAL, program.wasm) : await helloFile();
+  const built = program.wasm === "built" ? buildPool() : null;
+  if (variant === "native") return [built ? built.native : which(program.native[0]), program.native[1]];
+  const wasm = built ? built.wasm : program.wasm ? join(REAL, program.wasm) : await helloFile();
   return [process.execPath, [CLI, "run", wasm, ...program.args]];
 }
 
