@@ -100,7 +100,7 @@ export function programCostTargets(add, { figure, fr, f1 }) {
       const q = runner / WAMR_AOT_MS[program];
       add(
         "programCosts",
-        `${TITLES[program]}: runner / WAMR AOT (the issue's 64 MiB figure: the full run only)`,
+        `${TITLES[program]}: runner / WAMR AOT (the issue's figure, 64 MiB where there is an input: the full run only)`,
         "<= 1.3",
         q,
         q <= 1.3,
