@@ -105,6 +105,15 @@ function which(tool) {
   return null;
 }
 
+// Why the native variant cannot run here (a tool the machine lacks), or
+// null; cheap: nothing is built (the plan asks it).
+export function nativeToolMissing(name) {
+  const tool = PROGRAMS[name].native?.[0];
+  if (!tool) return "no native counterpart";
+  if (tool !== "built" && !which(tool)) return `${tool} is not installed on this machine`;
+  return null;
+}
+
 // Why a variant cannot run here, or null.
 export function programCostsMissing(name, variant) {
   const program = PROGRAMS[name];
