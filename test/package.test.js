@@ -80,6 +80,7 @@ const REQUIRED = [
   "lib/host/host.js",
   "lib/native/binding.js",
   "lib/host/node.js",
+  "lib/wasm/memory-pass.js",
   "lib/worker/node.js",
   "lib/worker/node.bundle.cjs",
   "lib/program/run.js",

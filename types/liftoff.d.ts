@@ -10,6 +10,20 @@ export declare function protectFromLiftoffHazard(): boolean;
 
 export declare function liftoffHazardState(): { affected: boolean; protected: boolean };
 
-/** Protects the engine, then compiles the guest. */
-export declare function compileWasiThreadGuest(bytes: BufferSource): Promise<WebAssembly.Module>;
-export declare function compileWasiThreadGuestSync(bytes: BufferSource): WebAssembly.Module;
+/**
+ * Options of compileWasiThreadGuest (Node): reserveMemory false compiles the module as it is;
+ * true or absent applies the memory pass to a wasi-threads guest that grows its memory
+ * (docs/api.md, "Memory growth"), unless WASI_THREAD_POOL_RESERVE_MEMORY=0.
+ */
+export interface CompileWasiThreadGuestOptions {
+  reserveMemory?: boolean;
+}
+/** Protects the engine, applies the memory pass (Node, unless options.reserveMemory is false), then compiles the guest. */
+export declare function compileWasiThreadGuest(
+  bytes: BufferSource,
+  options?: CompileWasiThreadGuestOptions,
+): Promise<WebAssembly.Module>;
+export declare function compileWasiThreadGuestSync(
+  bytes: BufferSource,
+  options?: CompileWasiThreadGuestOptions,
+): WebAssembly.Module;

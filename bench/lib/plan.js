@@ -15,6 +15,7 @@
 //          child (the table shows the median over repetitions).
 
 import { runnerScenarios } from "./runner-plan.js";
+import { memoryGrowthScenarios } from "./memory-growth-plan.js";
 import { programCostScenarios } from "./program-costs-plan.js";
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
@@ -719,7 +720,8 @@ export function buildPlan({ quick }) {
   );
   // Group 11, the runner (issue 19): a block of its own.
   plan.push(...runnerScenarios(Q));
-  // Group 12, a real program's fixed costs (issue 29): a block of its own.
+  plan.push(...memoryGrowthScenarios(Q));
+  // Group 13, a real program's fixed costs (issue 29): a block of its own.
   plan.push(...programCostScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at

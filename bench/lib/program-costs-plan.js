@@ -1,4 +1,4 @@
-// Group 12 of `npm run bench`: the fixed costs of a run of a real program
+// Group 13 of `npm run bench`: the fixed costs of a run of a real program
 // (issue 29), a block of its own (buildPlan appends programCostScenarios,
 // evaluateTargets appends programCostTargets). Each row runs
 // bench/scenarios/program-costs.js once per variant and repetition: `node
@@ -7,7 +7,7 @@
 
 import { nativeToolMissing } from "./program-costs.js";
 
-const GROUP = "12. A real program's run: the fixed costs (breakdown), against native and node -e 0";
+const GROUP = "13. A real program's run: the fixed costs (breakdown), against native and node -e 0";
 
 const TITLES = {
   "zstd-d": "zstd -d (stdin to stdout)",

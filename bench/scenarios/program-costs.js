@@ -1,4 +1,4 @@
-// Scenario: the fixed costs of a run of a real program (group 12; issue 29):
+// Scenario: the fixed costs of a run of a real program (group 13; issue 29):
 // whole processes of `wasi-thread-pool run`, Debian's native build and
 // `node -e 0`, measured from this child (bench/lib/program-costs.js).
 //

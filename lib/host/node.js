@@ -20,6 +20,8 @@ import { Worker } from "node:worker_threads";
 import { native } from "../native/binding.js";
 import { createSpawnLedger, reportGuestError } from "./ledger.js";
 import { noteGuestModule } from "../worker/liftoff.js";
+import { guestMemoryCounter } from "../wasm/memory-counter.js";
+import { declaredSharedMaximum } from "../worker/wasm-memory.js";
 import { WASI_THREAD_POOL_SLOT } from "../pool/layout.js";
 import { createWasiThreadPool } from "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
@@ -91,9 +93,14 @@ function createHostState(options) {
   });
 
   const execArgv = workerExecArgv(process.execArgv);
+  // A guest rewritten by compileWasiThreadGuest's memory pass: its memory is
+  // grown to its maximum now, once, and its size kept in memoryPages
+  // (docs/api.md, "Memory growth"); the workers get the counter with it.
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
   const workerData = {
     wasmModule,
     memory,
+    memoryPages,
     hostcallChannel: hostcallChannel ?? null,
     processState,
     extraImports: extraImports ?? [],

@@ -1217,6 +1217,172 @@ var init_pool2 = __esm({
   }
 });
 
+// lib/wasm/memory-counter.js
+function createMemoryCounter(initial, maximum) {
+  if (!(Number.isInteger(initial) && Number.isInteger(maximum) && initial >= 0 && initial <= maximum && maximum <= 65536)) {
+    throw new RangeError("createMemoryCounter: 0 <= initial <= maximum <= 65536 pages.");
+  }
+  const counter = new Int32Array(new SharedArrayBuffer(8));
+  counter[0] = initial;
+  counter[1] = maximum;
+  return counter;
+}
+function memoryGrowthImports(counter) {
+  return {
+    memory_size: () => Atomics.load(counter, 0),
+    memory_grow(delta) {
+      const add = delta >>> 0;
+      const maximum = counter[1];
+      for (; ; ) {
+        const old = Atomics.load(counter, 0);
+        if (add > maximum - old) return -1;
+        if (Atomics.compareExchange(counter, 0, old, old + add) === old) return old;
+      }
+    }
+  };
+}
+function registerMemoryCounter(memory, counter) {
+  counters.set(memory, counter);
+}
+function memoryCounterOf(memory) {
+  return (memory && counters.get(memory)) ?? null;
+}
+function reserveMemory(memory, maximum) {
+  const known = memoryCounterOf(memory);
+  if (known) return known;
+  const initial = memory.buffer.byteLength / PAGE;
+  let reached = initial;
+  const tryGrow = (pages) => {
+    try {
+      memory.grow(pages - reached);
+      reached = pages;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (maximum > reached && !tryGrow(maximum)) {
+    let lo = reached;
+    let hi = maximum;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (tryGrow(mid)) lo = mid;
+      else hi = mid;
+    }
+  }
+  const counter = createMemoryCounter(initial, Math.max(reached, initial));
+  registerMemoryCounter(memory, counter);
+  return counter;
+}
+function importsMemoryCounter(wasmModule) {
+  return WebAssembly.Module.imports(wasmModule).some((e) => e.module === MEMORY_IMPORT_MODULE);
+}
+function guestMemoryCounter(wasmModule, memory, maximum) {
+  if (!importsMemoryCounter(wasmModule)) return null;
+  return memoryCounterOf(memory) ?? reserveMemory(memory, maximum);
+}
+var MEMORY_IMPORT_MODULE, counters, PAGE;
+var init_memory_counter = __esm({
+  "lib/wasm/memory-counter.js"() {
+    MEMORY_IMPORT_MODULE = "wasi-thread-pool";
+    counters = /* @__PURE__ */ new WeakMap();
+    PAGE = 65536;
+  }
+});
+
+// lib/wasm/reader.js
+function encodeU(value) {
+  if (!Number.isInteger(value) || value < 0) throw new RangeError(`encodeU: ${value} is not a non-negative integer.`);
+  const out = [];
+  do {
+    let b = value % 128;
+    value = Math.floor(value / 128);
+    if (value > 0) b |= 128;
+    out.push(b);
+  } while (value > 0);
+  return Uint8Array.from(out);
+}
+function encodeName(text) {
+  const bytes = new TextEncoder().encode(text);
+  return concatBytes([encodeU(bytes.length), bytes]);
+}
+function encodeVector(items) {
+  return concatBytes([encodeU(items.length), ...items]);
+}
+function concatBytes(parts) {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+var Reader;
+var init_reader = __esm({
+  "lib/wasm/reader.js"() {
+    Reader = class {
+      constructor(bytes, pos = 0, end = bytes.length) {
+        this.bytes = bytes;
+        this.pos = pos;
+        this.end = end;
+      }
+      atEnd() {
+        return this.pos >= this.end;
+      }
+      byte() {
+        if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+        return this.bytes[this.pos++];
+      }
+      peek() {
+        if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+        return this.bytes[this.pos];
+      }
+      // Unsigned LEB128 of up to `bits` bits, as a Number (exact up to 2^53;
+      // the u64 of a memory64 offset is only skipped past, never used).
+      u(bits = 32) {
+        if (this.pos < this.end && this.bytes[this.pos] < 128) return this.bytes[this.pos++];
+        let result = 0;
+        let scale = 1;
+        const most = Math.ceil(bits / 7);
+        for (let i = 0; i < most; i++) {
+          const b = this.byte();
+          result += (b & 127) * scale;
+          if ((b & 128) === 0) return result;
+          scale *= 128;
+        }
+        throw new TypeError("wasm binary has a malformed LEB128 number.");
+      }
+      // Signed LEB128 of up to `bits` bits (s32, s33 block types, s64 consts),
+      // as a Number (s64 values beyond 2^53 lose precision: only skipped).
+      s(bits = 32) {
+        let result = 0;
+        let scale = 1;
+        const most = Math.ceil(bits / 7);
+        for (let i = 0; i < most; i++) {
+          const b = this.byte();
+          result += (b & 127) * scale;
+          scale *= 128;
+          if ((b & 128) === 0) return b & 64 ? result - scale : result;
+        }
+        throw new TypeError("wasm binary has a malformed LEB128 number.");
+      }
+      skip(count) {
+        if (count > this.end - this.pos) throw new TypeError("wasm binary is truncated.");
+        this.pos += count;
+      }
+      name() {
+        const length = this.u();
+        const start = this.pos;
+        this.skip(length);
+        return new TextDecoder().decode(this.bytes.subarray(start, this.pos));
+      }
+    };
+  }
+});
+
 // lib/worker/wasm-memory.js
 function readTypes(r) {
   const types = [];
@@ -1238,7 +1404,7 @@ function toBytes(wasm) {
 }
 function readMemoryDeclarations(wasm) {
   const bytes = toBytes(wasm);
-  const r = new Reader(bytes);
+  const r = new Reader2(bytes);
   if (bytes.length < 8) throw new TypeError("not a wasm binary (too short).");
   const magic = [0, 97, 115, 109];
   for (const b of magic) if (r.byte() !== b) throw new TypeError("not a wasm binary (bad magic).");
@@ -1297,6 +1463,13 @@ function declarationsOf(wasm) {
   }
   return readMemoryDeclarations(wasm);
 }
+function declaredSharedMaximum(wasm) {
+  try {
+    return declarationsOf(wasm).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
+}
 function describePlainMemory({ imports, defined }) {
   if (imports.length + defined > 1) {
     throw new TypeError(`This program has ${imports.length + defined} memories; a WASI program has one.`);
@@ -1338,9 +1511,10 @@ function describeWasiThreadsMemory(wasm) {
   }
   return { module: mem.module, name: mem.name, initial: mem.initial, maximum: mem.maximum, shared: true };
 }
-var SECTION_TYPE, SECTION_IMPORT, SECTION_MEMORY, KIND_FUNC, KIND_TABLE, KIND_MEMORY, KIND_GLOBAL, KIND_TAG, Reader, VALUE_TYPES, KIND_NAMES, compiled;
+var SECTION_TYPE, SECTION_IMPORT, SECTION_MEMORY, KIND_FUNC, KIND_TABLE, KIND_MEMORY, KIND_GLOBAL, KIND_TAG, Reader2, VALUE_TYPES, KIND_NAMES, compiled;
 var init_wasm_memory = __esm({
   "lib/worker/wasm-memory.js"() {
+    init_reader();
     SECTION_TYPE = 1;
     SECTION_IMPORT = 2;
     SECTION_MEMORY = 5;
@@ -1349,40 +1523,12 @@ var init_wasm_memory = __esm({
     KIND_MEMORY = 2;
     KIND_GLOBAL = 3;
     KIND_TAG = 4;
-    Reader = class {
-      constructor(bytes) {
-        this.bytes = bytes;
-        this.pos = 0;
-      }
-      byte() {
-        if (this.pos >= this.bytes.length) throw new TypeError("wasm binary is truncated.");
-        return this.bytes[this.pos++];
-      }
-      // Unsigned LEB128, up to 64 bits (the value as a Number; limits fit).
-      u() {
-        let result = 0;
-        let scale = 1;
-        for (let i = 0; i < 10; i++) {
-          const b = this.byte();
-          result += (b & 127) * scale;
-          if ((b & 128) === 0) return result;
-          scale *= 128;
-        }
-        throw new TypeError("wasm binary has a malformed LEB128 number.");
-      }
-      name() {
-        const length = this.u();
-        const end = this.pos + length;
-        if (end > this.bytes.length) throw new TypeError("wasm binary is truncated.");
-        const text = new TextDecoder().decode(this.bytes.subarray(this.pos, end));
-        this.pos = end;
-        return text;
-      }
+    Reader2 = class extends Reader {
       // Limits of a memory or table type: flags, min, max when flagged.
       limits() {
         const flags = this.byte();
-        const initial = this.u();
-        const maximum = flags & 1 ? this.u() : null;
+        const initial = this.u(64);
+        const maximum = flags & 1 ? this.u(64) : null;
         return { flags, initial, maximum, shared: (flags & 2) !== 0, memory64: (flags & 4) !== 0 };
       }
       // A value type: one byte, or a reference type with a heap type index.
@@ -1418,104 +1564,19 @@ var init_wasm_memory = __esm({
   }
 });
 
-// lib/wasm/reader.js
-function encodeU(value) {
-  if (!Number.isInteger(value) || value < 0) throw new RangeError(`encodeU: ${value} is not a non-negative integer.`);
-  const out = [];
-  do {
-    let b = value % 128;
-    value = Math.floor(value / 128);
-    if (value > 0) b |= 128;
-    out.push(b);
-  } while (value > 0);
-  return Uint8Array.from(out);
-}
-function concatBytes(parts) {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-var Reader2;
-var init_reader = __esm({
-  "lib/wasm/reader.js"() {
-    Reader2 = class {
-      constructor(bytes, pos = 0, end = bytes.length) {
-        this.bytes = bytes;
-        this.pos = pos;
-        this.end = end;
-      }
-      atEnd() {
-        return this.pos >= this.end;
-      }
-      byte() {
-        if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
-        return this.bytes[this.pos++];
-      }
-      peek() {
-        if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
-        return this.bytes[this.pos];
-      }
-      // Unsigned LEB128 of up to `bits` bits, as a Number (exact up to 2^53;
-      // the u64 of a memory64 offset is only skipped past, never used).
-      u(bits = 32) {
-        let result = 0;
-        let scale = 1;
-        const most = Math.ceil(bits / 7);
-        for (let i = 0; i < most; i++) {
-          const b = this.byte();
-          result += (b & 127) * scale;
-          if ((b & 128) === 0) return result;
-          scale *= 128;
-        }
-        throw new TypeError("wasm binary has a malformed LEB128 number.");
-      }
-      // Signed LEB128 of up to `bits` bits (s32, s33 block types, s64 consts),
-      // as a Number (s64 values beyond 2^53 lose precision: only skipped).
-      s(bits = 32) {
-        let result = 0;
-        let scale = 1;
-        const most = Math.ceil(bits / 7);
-        for (let i = 0; i < most; i++) {
-          const b = this.byte();
-          result += (b & 127) * scale;
-          scale *= 128;
-          if ((b & 128) === 0) return b & 64 ? result - scale : result;
-        }
-        throw new TypeError("wasm binary has a malformed LEB128 number.");
-      }
-      skip(count) {
-        if (count > this.end - this.pos) throw new TypeError("wasm binary is truncated.");
-        this.pos += count;
-      }
-      name() {
-        const length = this.u();
-        const start = this.pos;
-        this.skip(length);
-        return new TextDecoder().decode(this.bytes.subarray(start, this.pos));
-      }
-    };
-  }
-});
-
 // lib/wasm/instructions.js
 function simdKind(sub) {
-  if (sub <= 11 || sub === 92 || sub === 93) return "mem";
-  if (sub === 12 || sub === 13) return "v16";
-  if (sub >= 21 && sub <= 34) return "lane";
-  if (sub >= 84 && sub <= 91) return "memlane";
-  if (sub <= 275) return "";
-  return null;
+  if (sub <= 11 || sub === 92 || sub === 93) return MEM;
+  if (sub === 12 || sub === 13) return V16;
+  if (sub >= 21 && sub <= 34) return LANE;
+  if (sub >= 84 && sub <= 91) return MEMLANE;
+  if (sub <= 275) return NONE;
+  return BAD;
 }
 function atomicKind(sub) {
-  if (sub <= 2 || sub >= 16 && sub <= 78) return "mem";
-  if (sub === 3) return "lane";
-  return null;
+  if (sub <= 2 || sub >= 16 && sub <= 78) return MEM;
+  if (sub === 3) return LANE;
+  return BAD;
 }
 function readBlockType(r) {
   const b = r.peek();
@@ -1538,45 +1599,45 @@ function readMemarg(r) {
 }
 function readImmediates(r, kind, ins) {
   switch (kind) {
-    case "":
+    case NONE:
       return;
-    case "u":
+    case U:
       if (ins.op === OP.call || ins.op === OP.returnCall || ins.op === OP.refFunc) {
         ins.funcAt = r.pos;
         ins.func = r.u();
       } else r.u();
       return;
-    case "uu":
+    case UU:
       r.u();
       r.u();
       return;
-    case "bt":
+    case BT:
       readBlockType(r);
       return;
-    case "mem":
+    case MEM:
       readMemarg(r);
       return;
-    case "memlane":
+    case MEMLANE:
       readMemarg(r);
       r.byte();
       return;
-    case "lane":
+    case LANE:
       r.byte();
       return;
-    case "v16":
+    case V16:
       r.skip(16);
       return;
-    case "br_table": {
+    case BR_TABLE: {
       const count = r.u();
       for (let i = 0; i <= count; i++) r.u();
       return;
     }
-    case "select_t": {
+    case SELECT_T: {
       const count = r.u();
       for (let i = 0; i < count; i++) readValueType(r);
       return;
     }
-    case "try_table": {
+    case TRY_TABLE: {
       readBlockType(r);
       const count = r.u();
       for (let i = 0; i < count; i++) {
@@ -1587,22 +1648,22 @@ function readImmediates(r, kind, ins) {
       }
       return;
     }
-    case "s32":
+    case S32:
       r.s(32);
       return;
-    case "s64":
+    case S64:
       r.s(64);
       return;
-    case "f32":
+    case F32:
       r.skip(4);
       return;
-    case "f64":
+    case F64:
       r.skip(8);
       return;
-    case "ht":
+    case HT:
       r.s(33);
       return;
-    case "cast":
+    case CAST:
       r.byte();
       r.u();
       r.s(33);
@@ -1614,36 +1675,72 @@ function unknown(op, at) {
   const name = op >= PREFIX ? `0x${(op >>> 16).toString(16)} ${op & 65535}` : `0x${op.toString(16)}`;
   return new TypeError(`wasm binary has an instruction (opcode ${name}) at offset ${at} that is not read here.`);
 }
-function readInstruction(r) {
+function readInstruction(r, ins = { op: 0, start: 0, end: 0, func: void 0, funcAt: -1 }) {
   const start = r.pos;
   const first = r.byte();
-  const ins = { op: first, start, end: start, func: void 0, funcAt: -1 };
-  let kind;
+  ins.op = first;
+  ins.start = start;
+  ins.func = void 0;
+  ins.funcAt = -1;
+  let kind = MVP[first];
   if (first === OP.misc || first === OP.simd || first === OP.atomic || first === OP.gc) {
     const sub = r.u();
     ins.op = first * PREFIX + sub;
-    if (first === OP.misc) kind = MISC[sub];
+    if (first === OP.misc) kind = MISC[sub] ?? BAD;
     else if (first === OP.simd) kind = simdKind(sub);
     else if (first === OP.atomic) kind = atomicKind(sub);
-    else kind = GC.get(sub);
-  } else kind = MVP.get(first);
-  if (kind === void 0 || kind === null) throw unknown(ins.op, start);
+    else kind = GC.get(sub) ?? BAD;
+  }
+  if (kind === BAD) throw unknown(ins.op, start);
   readImmediates(r, kind, ins);
   ins.end = r.pos;
   return ins;
 }
-function opensBlock(op) {
-  return op === OP.block || op === OP.loop || op === OP.if || op === OP.try || op === OP.tryTable;
-}
-function walkExpression(r, visit) {
+function walkExpression(r, visit, only = null) {
   let depth = 0;
+  const ins = { op: 0, start: 0, end: 0, func: void 0, funcAt: -1 };
+  const bytes = r.bytes;
+  const end = r.end;
+  let p = r.pos;
   for (; ; ) {
-    const ins = readInstruction(r);
-    visit?.(ins);
-    if (opensBlock(ins.op)) depth++;
-    else if (ins.op === OP.end || ins.op === 24) {
+    const start = p;
+    if (p >= end) throw new TypeError("wasm binary is truncated.");
+    const op = bytes[p++];
+    const kind = MVP[op];
+    ins.func = void 0;
+    ins.funcAt = -1;
+    let fast = true;
+    if (kind === NONE) {
+    } else if (kind === U && op !== OP.call && op !== OP.returnCall && op !== OP.refFunc) {
+      while (bytes[p++] & 128) ;
+    } else if (kind === MEM) {
+      const align = bytes[p];
+      while (bytes[p++] & 128) ;
+      if (align & 64) while (bytes[p++] & 128) ;
+      while (bytes[p++] & 128) ;
+    } else if (kind === S32 || kind === S64) {
+      while (bytes[p++] & 128) ;
+    } else if (kind === BT && bytes[p] === 64) {
+      p++;
+    } else {
+      fast = false;
+      r.pos = start;
+      readInstruction(r, ins);
+      p = r.pos;
+    }
+    if (p > end) throw new TypeError("wasm binary is truncated.");
+    if (fast) {
+      ins.op = op;
+      ins.start = start;
+      ins.end = p;
+    }
+    if (visit !== void 0 && (only === null || only[op] === 1)) visit(ins);
+    const code = ins.op;
+    if (code === OP.block || code === OP.loop || code === OP.if || code === OP.try || code === OP.tryTable) depth++;
+    else if (code === OP.end || code === 24) {
       if (depth === 0) {
-        if (ins.op === 24) throw new TypeError(`wasm binary has a delegate outside a try at offset ${ins.start}.`);
+        if (code === 24) throw new TypeError(`wasm binary has a delegate outside a try at offset ${start}.`);
+        r.pos = p;
         return;
       }
       depth--;
@@ -1657,7 +1754,7 @@ function skipLocals(r) {
     readValueType(r);
   }
 }
-var PREFIX, OP, MVP, set, MISC, GC, gc;
+var PREFIX, OP, NONE, U, UU, BT, MEM, MEMLANE, LANE, V16, BR_TABLE, SELECT_T, TRY_TABLE, S32, S64, F32, F64, HT, CAST, BAD, MVP, set, MISC, GC, gc;
 var init_instructions = __esm({
   "lib/wasm/instructions.js"() {
     PREFIX = 65536;
@@ -1683,31 +1780,49 @@ var init_instructions = __esm({
       memoryCopy: 252 * PREFIX + 10,
       memoryInit: 252 * PREFIX + 8
     };
-    MVP = /* @__PURE__ */ new Map();
-    set = (kind, ...ops) => ops.forEach((op) => MVP.set(op, kind));
-    set("", 0, 1, 5, 10, 11, 15, 25, 26, 27, 209, 211, 212);
-    set("bt", 2, 3, 4, 6);
-    set("u", 7, 8, 9, 12, 13, 16, 18, 20, 21, 24, 32, 33, 34, 35, 36, 37, 38);
-    set("u", 63, 64, 210, 213, 214);
-    set("uu", 17, 19);
-    set("br_table", 14);
-    set("select_t", 28);
-    set("try_table", 31);
-    for (let op = 40; op <= 62; op++) MVP.set(op, "mem");
-    set("s32", 65);
-    set("s64", 66);
-    set("f32", 67);
-    set("f64", 68);
-    for (let op = 69; op <= 196; op++) MVP.set(op, "");
-    set("ht", 208);
-    MISC = ["", "", "", "", "", "", "", "", "uu", "u", "uu", "u", "uu", "u", "uu", "u", "u", "u"];
+    NONE = 0;
+    U = 1;
+    UU = 2;
+    BT = 3;
+    MEM = 4;
+    MEMLANE = 5;
+    LANE = 6;
+    V16 = 7;
+    BR_TABLE = 8;
+    SELECT_T = 9;
+    TRY_TABLE = 10;
+    S32 = 11;
+    S64 = 12;
+    F32 = 13;
+    F64 = 14;
+    HT = 15;
+    CAST = 16;
+    BAD = 255;
+    MVP = new Uint8Array(256).fill(BAD);
+    set = (kind, ...ops) => ops.forEach((op) => MVP[op] = kind);
+    set(NONE, 0, 1, 5, 10, 11, 15, 25, 26, 27, 209, 211, 212);
+    set(BT, 2, 3, 4, 6);
+    set(U, 7, 8, 9, 12, 13, 16, 18, 20, 21, 24, 32, 33, 34, 35, 36, 37, 38);
+    set(U, 63, 64, 210, 213, 214);
+    set(UU, 17, 19);
+    set(BR_TABLE, 14);
+    set(SELECT_T, 28);
+    set(TRY_TABLE, 31);
+    for (let op = 40; op <= 62; op++) MVP[op] = MEM;
+    set(S32, 65);
+    set(S64, 66);
+    set(F32, 67);
+    set(F64, 68);
+    for (let op = 69; op <= 196; op++) MVP[op] = NONE;
+    set(HT, 208);
+    MISC = [NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, UU, U, UU, U, UU, U, UU, U, U, U];
     GC = /* @__PURE__ */ new Map();
     gc = (kind, ...ops) => ops.forEach((op) => GC.set(op, kind));
-    gc("u", 0, 1, 6, 7, 11, 12, 13, 14, 16);
-    gc("uu", 2, 3, 4, 5, 8, 9, 10, 17, 18, 19);
-    gc("", 15, 26, 27, 28, 29, 30);
-    gc("ht", 20, 21, 22, 23);
-    gc("cast", 24, 25);
+    gc(U, 0, 1, 6, 7, 11, 12, 13, 14, 16);
+    gc(UU, 2, 3, 4, 5, 8, 9, 10, 17, 18, 19);
+    gc(NONE, 15, 26, 27, 28, 29, 30);
+    gc(HT, 20, 21, 22, 23);
+    gc(CAST, 24, 25);
   }
 });
 
@@ -1717,7 +1832,7 @@ function readSections(bytes) {
   for (let i = 0; i < 8; i++) {
     if (bytes[i] !== MAGIC[i]) throw new TypeError("not a wasm binary of version 1 (bad header).");
   }
-  const r = new Reader2(bytes, 8);
+  const r = new Reader(bytes, 8);
   const sections = [];
   while (!r.atEnd()) {
     const start = r.pos;
@@ -1726,7 +1841,7 @@ function readSections(bytes) {
     const contentStart = r.pos;
     r.skip(size);
     let name = null;
-    if (id === SECTION.custom) name = new Reader2(bytes, contentStart, r.pos).name();
+    if (id === SECTION.custom) name = new Reader(bytes, contentStart, r.pos).name();
     else if (!ORDER.includes(id)) throw new TypeError(`wasm binary has a section of unknown id ${id}.`);
     sections.push({ id, name, start, contentStart, end: r.pos });
   }
@@ -1734,7 +1849,7 @@ function readSections(bytes) {
 }
 function countTypes(bytes, section) {
   if (!section) return 0;
-  const r = new Reader2(bytes, section.contentStart, section.end);
+  const r = new Reader(bytes, section.contentStart, section.end);
   const entries = r.u();
   let types = 0;
   for (let i = 0; i < entries; i++) {
@@ -1777,7 +1892,7 @@ function skipLimits(r) {
 }
 function countImportedFunctions(bytes, section) {
   if (!section) return 0;
-  const r = new Reader2(bytes, section.contentStart, section.end);
+  const r = new Reader(bytes, section.contentStart, section.end);
   const count = r.u();
   let functions = 0;
   for (let i = 0; i < count; i++) {
@@ -1802,7 +1917,7 @@ function countImportedFunctions(bytes, section) {
   return functions;
 }
 function vectorCount(bytes, section) {
-  return section ? new Reader2(bytes, section.contentStart, section.end).u() : 0;
+  return section ? new Reader(bytes, section.contentStart, section.end).u() : 0;
 }
 function moduleCounts(bytes) {
   const sections = readSections(bytes);
@@ -1812,7 +1927,272 @@ function moduleCounts(bytes) {
     definedFunctions: vectorCount(bytes, find(sections, SECTION.function))
   };
 }
-var MAGIC, SECTION, ORDER, find;
+function encodeFuncType({ params, results }) {
+  return concatBytes([
+    Uint8Array.of(96),
+    encodeVector(params.map((t) => Uint8Array.of(t))),
+    encodeVector(results.map((t) => Uint8Array.of(t)))
+  ]);
+}
+function encodeSection(id, content) {
+  return concatBytes([Uint8Array.of(id), encodeU(content.length), content]);
+}
+function appendToVector(bytes, section, items) {
+  if (!section) return encodeVector(items);
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const count = r.u();
+  return concatBytes([encodeU(count + items.length), bytes.subarray(r.pos, section.end), ...items]);
+}
+function patchExpression(r, patches, ctx, replace) {
+  const { shift, firstDefined, wanted } = ctx;
+  const visit = (ins) => {
+    const op = ins.op;
+    if (replace !== void 0 && (wanted === null || (op < 256 ? wanted.single[op] === 1 : wanted.prefixed.has(op)))) {
+      const replacement = replace(ins, ctx.indices);
+      if (replacement !== void 0) {
+        if (op === OP.end || op === OP.block || op === OP.loop || op === OP.if || op === OP.try || op === OP.tryTable) {
+          throw new TypeError("transformModule: a pass may not replace a structured instruction.");
+        }
+        patches.add(ins.start, ins.end, replacement);
+        ctx.replaced++;
+        return;
+      }
+    }
+    if (shift > 0 && ins.funcAt >= 0 && ins.func >= firstDefined) patches.addU(ins.funcAt, ins.end, ins.func + shift);
+  };
+  walkExpression(r, visit, ctx.firstBytes);
+}
+function wantedOps(ops) {
+  if (!ops) return null;
+  const single = new Uint8Array(256);
+  const prefixed = /* @__PURE__ */ new Set();
+  for (const op of ops) {
+    if (op < 256) single[op] = 1;
+    else prefixed.add(op);
+  }
+  return { single, prefixed };
+}
+function firstBytesOf(wanted, shift) {
+  if (wanted === null) return null;
+  const first = wanted.single.slice();
+  for (const op of wanted.prefixed) first[Math.floor(op / 65536)] = 1;
+  if (shift > 0) for (const op of [OP.call, OP.returnCall, OP.refFunc]) first[op] = 1;
+  return first;
+}
+function patchIndex(r, patches, ctx) {
+  const at = r.pos;
+  const index = r.u();
+  if (index >= ctx.firstDefined && ctx.shift > 0) patches.addU(at, r.pos, index + ctx.shift);
+}
+function rewriteCode(bytes, section, ctx, plan, appended) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const count = r.u();
+  const patches = new Patches(bytes);
+  const out = new Writer(section.end - section.contentStart + 64);
+  out.u(count + appended.length);
+  for (let i = 0; i < count; i++) {
+    const sizeAt = r.pos;
+    const size = r.u();
+    const start = r.pos;
+    const end = start + size;
+    const body = new Reader(bytes, start, end);
+    skipLocals(body);
+    patches.begin(start);
+    patchExpression(body, patches, ctx, plan.replace);
+    if (body.pos !== end) throw new TypeError(`wasm binary has a function body that ends early (at ${body.pos}, not ${end}).`);
+    if (patches.edits === 0)
+      out.copy(bytes, sizeAt, end);
+    else {
+      const content = patches.finish(end);
+      out.u(content.length);
+      out.bytes(content);
+    }
+    r.pos = end;
+  }
+  for (const body of appended) {
+    out.u(body.length);
+    out.bytes(body);
+  }
+  return out.content();
+}
+function encodeBody({ locals = [] }, instructions) {
+  const groups = locals.map((t) => concatBytes([encodeU(1), Uint8Array.of(t)]));
+  return concatBytes([encodeVector(groups), instructions]);
+}
+function rewriteExports(bytes, section, ctx) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const patches = new Patches(bytes, section.contentStart);
+  const count = r.u();
+  for (let i = 0; i < count; i++) {
+    r.name();
+    const kind = r.byte();
+    if (kind === 0) patchIndex(r, patches, ctx);
+    else r.u();
+  }
+  return patches.apply(section.end);
+}
+function rewriteStart(bytes, section, ctx) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const patches = new Patches(bytes, section.contentStart);
+  patchIndex(r, patches, ctx);
+  return patches.apply(section.end);
+}
+function rewriteGlobals(bytes, section, ctx) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const patches = new Patches(bytes, section.contentStart);
+  const count = r.u();
+  for (let i = 0; i < count; i++) {
+    readValueType(r);
+    r.byte();
+    patchExpression(r, patches, ctx);
+  }
+  return patches.apply(section.end);
+}
+function rewriteTables(bytes, section, ctx) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const patches = new Patches(bytes, section.contentStart);
+  const count = r.u();
+  for (let i = 0; i < count; i++) {
+    const withInit = r.peek() === 64;
+    if (withInit) {
+      r.byte();
+      r.byte();
+    }
+    readValueType(r);
+    skipLimits(r);
+    if (withInit) patchExpression(r, patches, ctx);
+  }
+  return patches.apply(section.end);
+}
+function rewriteElements(bytes, section, ctx) {
+  const r = new Reader(bytes, section.contentStart, section.end);
+  const patches = new Patches(bytes, section.contentStart);
+  const count = r.u();
+  for (let i = 0; i < count; i++) {
+    const flags = r.u();
+    if (flags > 7) throw new TypeError(`wasm binary has an element segment with flags ${flags}.`);
+    const active = (flags & 1) === 0;
+    const explicitTable = (flags & 2) !== 0;
+    const expressions = (flags & 4) !== 0;
+    if (active && explicitTable) r.u();
+    if (active) patchExpression(r, patches, ctx);
+    if (!active || explicitTable) {
+      if (expressions) readValueType(r);
+      else r.byte();
+    }
+    const items = r.u();
+    for (let j = 0; j < items; j++) {
+      if (expressions) patchExpression(r, patches, ctx);
+      else patchIndex(r, patches, ctx);
+    }
+  }
+  return patches.apply(section.end);
+}
+function rewriteNames(bytes, section, ctx) {
+  try {
+    const r = new Reader(bytes, section.contentStart, section.end);
+    r.name();
+    const out = [bytes.subarray(section.contentStart, r.pos)];
+    const patches = new Patches(bytes);
+    while (!r.atEnd()) {
+      const id = r.byte();
+      const size = r.u();
+      const start = r.pos;
+      const sub = new Reader(bytes, start, start + size);
+      r.skip(size);
+      patches.begin(start);
+      if (id >= 1 && id <= 3) {
+        const count = sub.u();
+        for (let i = 0; i < count; i++) {
+          patchIndex(sub, patches, ctx);
+          if (id === 1) sub.name();
+          else {
+            const inner = sub.u();
+            for (let j = 0; j < inner; j++) {
+              sub.u();
+              sub.name();
+            }
+          }
+        }
+      }
+      const content = patches.apply(start + size);
+      out.push(Uint8Array.of(id), encodeU(content.length), content);
+    }
+    return concatBytes(out);
+  } catch {
+    return bytes.subarray(section.contentStart, section.end);
+  }
+}
+function transformModule(bytes, plan) {
+  const sections = readSections(bytes);
+  const imports = plan.imports ?? [];
+  const functions = plan.functions ?? [];
+  const typeSection = find(sections, SECTION.type);
+  const importSection = find(sections, SECTION.import);
+  const types = countTypes(bytes, typeSection);
+  const firstDefined = countImportedFunctions(bytes, importSection);
+  const defined = vectorCount(bytes, find(sections, SECTION.function));
+  const shift = imports.length;
+  const indices = {
+    imports: imports.map((_, i) => firstDefined + i),
+    functions: functions.map((_, i) => firstDefined + shift + defined + i)
+  };
+  const wanted = wantedOps(plan.ops);
+  const ctx = { firstDefined, shift, indices, replaced: 0, wanted, firstBytes: firstBytesOf(wanted, shift) };
+  const newTypes = [...imports, ...functions].map(encodeFuncType);
+  const importEntries = imports.map(
+    (imp, i) => concatBytes([encodeName(imp.module), encodeName(imp.name), Uint8Array.of(0), encodeU(types + i)])
+  );
+  const functionEntries = functions.map((_, i) => encodeU(types + imports.length + i));
+  const appendedBodies = functions.map((f) => encodeBody(f, f.body(indices)));
+  const content = /* @__PURE__ */ new Map();
+  if (newTypes.length) content.set(SECTION.type, appendToVector(bytes, typeSection, newTypes));
+  if (importEntries.length) content.set(SECTION.import, appendToVector(bytes, importSection, importEntries));
+  if (functionEntries.length) {
+    content.set(SECTION.function, appendToVector(bytes, find(sections, SECTION.function), functionEntries));
+  }
+  const rewrite = [
+    [SECTION.table, rewriteTables],
+    [SECTION.global, rewriteGlobals],
+    [SECTION.export, rewriteExports],
+    [SECTION.start, rewriteStart],
+    [SECTION.element, rewriteElements]
+  ];
+  if (shift > 0) {
+    for (const [id, fn] of rewrite) {
+      const s = find(sections, id);
+      if (s) content.set(id, fn(bytes, s, ctx));
+    }
+  }
+  const code = find(sections, SECTION.code);
+  if (code || appendedBodies.length) {
+    content.set(SECTION.code, code ? rewriteCode(bytes, code, ctx, plan, appendedBodies) : encodeVector(appendedBodies));
+  }
+  if (plan.onlyIfReplaced && ctx.replaced === 0) return bytes;
+  const out = [bytes.subarray(0, 8)];
+  const pending = new Map(content);
+  const flushBefore = (id) => {
+    for (const [missing, c] of pending) {
+      if (ORDER.indexOf(missing) < ORDER.indexOf(id) && !find(sections, missing)) {
+        out.push(encodeSection(missing, c));
+        pending.delete(missing);
+      }
+    }
+  };
+  for (const s of sections) {
+    if (s.id !== SECTION.custom) flushBefore(s.id);
+    if (s.id === SECTION.custom && s.name === "name" && shift > 0) out.push(encodeSection(0, rewriteNames(bytes, s, ctx)));
+    else if (content.has(s.id) && s.id !== SECTION.custom) {
+      out.push(encodeSection(s.id, content.get(s.id)));
+      pending.delete(s.id);
+    } else out.push(bytes.subarray(s.start, s.end));
+  }
+  for (const id of ORDER) {
+    if (pending.has(id)) out.push(encodeSection(id, pending.get(id)));
+  }
+  return concatBytes(out);
+}
+var MAGIC, SECTION, ORDER, find, Writer, Patches;
 var init_module = __esm({
   "lib/wasm/module.js"() {
     init_reader();
@@ -1836,6 +2216,80 @@ var init_module = __esm({
     };
     ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
     find = (sections, id) => sections.find((s) => s.id === id);
+    Writer = class {
+      constructor(size = 1024) {
+        this.buf = new Uint8Array(size);
+        this.len = 0;
+      }
+      room(n) {
+        if (this.len + n <= this.buf.length) return;
+        const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+        bigger.set(this.buf.subarray(0, this.len));
+        this.buf = bigger;
+      }
+      u(value) {
+        this.room(10);
+        do {
+          let b = value % 128;
+          value = Math.floor(value / 128);
+          if (value > 0) b |= 128;
+          this.buf[this.len++] = b;
+        } while (value > 0);
+      }
+      copy(src, start, end) {
+        const n = end - start;
+        this.room(n);
+        if (n < 32) {
+          const buf = this.buf;
+          for (let i = 0; i < n; i++) buf[this.len + i] = src[start + i];
+        } else this.buf.set(src.subarray(start, end), this.len);
+        this.len += n;
+      }
+      bytes(src) {
+        this.copy(src, 0, src.length);
+      }
+      content() {
+        return this.buf.subarray(0, this.len);
+      }
+    };
+    Patches = class {
+      constructor(bytes, start = 0) {
+        this.bytes = bytes;
+        this.out = new Writer();
+        this.begin(start);
+      }
+      begin(start) {
+        this.out.len = 0;
+        this.at = start;
+        this.edits = 0;
+      }
+      skipTo(start) {
+        if (start < this.at) throw new Error("transformModule: overlapping edits (a bug).");
+        this.out.copy(this.bytes, this.at, start);
+      }
+      add(start, end, replacement) {
+        this.skipTo(start);
+        this.out.bytes(replacement);
+        this.at = end;
+        this.edits++;
+      }
+      addU(start, end, value) {
+        this.skipTo(start);
+        this.out.u(value);
+        this.at = end;
+        this.edits++;
+      }
+      // The edited bytes up to `end` (a view into `out`: valid until begin()).
+      finish(end) {
+        this.skipTo(end);
+        this.at = end;
+        return this.out.content();
+      }
+      // finish(end), as a copy.
+      apply(end) {
+        return this.finish(end).slice();
+      }
+    };
   }
 });
 
@@ -1858,7 +2312,7 @@ function mayWait(body) {
   return false;
 }
 function readBodies(bytes, code) {
-  const r = new Reader2(bytes, code.contentStart, code.end);
+  const r = new Reader(bytes, code.contentStart, code.end);
   const count = r.u();
   const bodies = [];
   for (let i = 0; i < count; i++) {
@@ -1868,11 +2322,15 @@ function readBodies(bytes, code) {
     r.skip(size);
     const body = { sizeAt, start, end: r.pos, waits: [] };
     if (mayWait(bytes.subarray(start, r.pos))) {
-      const br = new Reader2(bytes, start, r.pos);
+      const br = new Reader(bytes, start, r.pos);
       skipLocals(br);
-      walkExpression(br, (ins) => {
-        if (isWait(ins)) body.waits.push(ins);
-      });
+      walkExpression(
+        br,
+        (ins) => {
+          if (isWait(ins)) body.waits.push({ op: ins.op, start: ins.start, end: ins.end });
+        },
+        ATOMICS_ONLY
+      );
       if (br.pos !== r.pos) throw new TypeError("wasm binary has a function body that ends early.");
     }
     bodies.push(body);
@@ -1880,7 +2338,7 @@ function readBodies(bytes, code) {
   return bodies;
 }
 function appendItems(bytes, section, items) {
-  const r = new Reader2(bytes, section.contentStart, section.end);
+  const r = new Reader(bytes, section.contentStart, section.end);
   const count = r.u();
   return concatBytes([encodeU(count + items.length), bytes.subarray(r.pos, section.end), ...items]);
 }
@@ -1953,7 +2411,7 @@ function rewriteAtomicWaits(bytes) {
   }
   return { bytes: concatBytes(out), rewritten: true, waits };
 }
-var I32, I64, LOCAL_GET, FUNC_TYPE, find2, isWait, keyOf, wrapperType, wrapperBody, withSize;
+var I32, I64, LOCAL_GET, FUNC_TYPE, find2, ATOMICS_ONLY, isWait, keyOf, wrapperType, wrapperBody, withSize;
 var init_liftoff_pass = __esm({
   "lib/wasm/liftoff-pass.js"() {
     init_reader();
@@ -1964,11 +2422,107 @@ var init_liftoff_pass = __esm({
     LOCAL_GET = 32;
     FUNC_TYPE = 96;
     find2 = (sections, id) => sections.find((s) => s.id === id);
+    ATOMICS_ONLY = new Uint8Array(256);
+    ATOMICS_ONLY[OP.atomic] = 1;
     isWait = (ins) => ins.op === OP.memoryAtomicWait32 || ins.op === OP.memoryAtomicWait64;
     keyOf = (bytes, ins) => bytes.subarray(ins.start, ins.end).join(",");
     wrapperType = (op) => Uint8Array.of(FUNC_TYPE, 3, I32, op === OP.memoryAtomicWait32 ? I32 : I64, I64, 1, I32);
     wrapperBody = (code) => concatBytes([Uint8Array.of(0, LOCAL_GET, 0, LOCAL_GET, 1, LOCAL_GET, 2), code, Uint8Array.of(OP.end)]);
     withSize = (content) => concatBytes([encodeU(content.length), content]);
+  }
+});
+
+// lib/wasm/memory-pass.js
+function isGrowth(ins) {
+  return ins.op === OP.memorySize || ins.op === OP.memoryGrow;
+}
+function rewriteMemoryGrowth(bytes) {
+  let calls = null;
+  const out = transformModule(bytes, {
+    onlyIfReplaced: true,
+    ops: [OP.memorySize, OP.memoryGrow],
+    imports: [
+      { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I322] },
+      { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I322], results: [I322] }
+    ],
+    replace(ins, indices) {
+      if (!isGrowth(ins)) return void 0;
+      if (new Reader(bytes, ins.start + 1, ins.end).u() !== 0) {
+        throw new TypeError("the memory pass handles one memory (memory index 0) only.");
+      }
+      calls ??= indices.imports.map((index) => concatBytes([Uint8Array.of(OP.call), encodeU(index)]));
+      return ins.op === OP.memorySize ? calls[0] : calls[1];
+    }
+  });
+  return { bytes: out, rewritten: out !== bytes };
+}
+var I322;
+var init_memory_pass = __esm({
+  "lib/wasm/memory-pass.js"() {
+    init_reader();
+    init_instructions();
+    init_module();
+    init_memory_counter();
+    init_memory_counter();
+    I322 = 127;
+  }
+});
+
+// lib/worker/guest-memory.js
+function growthRemedyWanted(env = typeof process === "object" ? process.env : {}) {
+  const value = env[RESERVE_ENV];
+  if (value === void 0 || value === "" || value === "1") return true;
+  if (value === "0") return false;
+  throw new RangeError(`${RESERVE_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+}
+function hashOf(bytes) {
+  let h = 2166136261;
+  for (let i = 0; i < bytes.length; i += 8) h = Math.imul(h ^ bytes[i], 16777619);
+  return (h ^ bytes.length) >>> 0;
+}
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function isThreadedGuest(bytes) {
+  try {
+    return readMemoryDeclarations(bytes).imports.some((m) => m.shared);
+  } catch {
+    return false;
+  }
+}
+function rewriteUncached(bytes) {
+  if (!isThreadedGuest(bytes)) return { bytes, rewritten: false };
+  try {
+    return rewriteMemoryGrowth(bytes);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    process.emitWarning(`The memory pass could not read this module (${error.message}); it runs without it.`, {
+      type: "WasiThreadMemoryWarning",
+      code: "WASI_THREAD_MEMORY_PASS"
+    });
+    return { bytes, rewritten: false };
+  }
+}
+function rewriteGuestMemory(bytes, { reserveMemory: reserveMemory2 } = {}) {
+  if (reserveMemory2 === false || reserveMemory2 === void 0 && !growthRemedyWanted()) return { bytes, rewritten: false };
+  const hash = hashOf(bytes);
+  const hit = cache.find((e) => e.hash === hash && sameBytes(e.source, bytes));
+  if (hit) return hit.bytes ? { bytes: hit.bytes, rewritten: true } : { bytes, rewritten: false };
+  const result = rewriteUncached(bytes);
+  cache.unshift({ hash, source: bytes.slice(), bytes: result.rewritten ? result.bytes : null });
+  cache.length = Math.min(cache.length, CACHE_SIZE);
+  return result;
+}
+var RESERVE_ENV, CACHE_SIZE, cache;
+var init_guest_memory = __esm({
+  "lib/worker/guest-memory.js"() {
+    init_memory_pass();
+    init_wasm_memory();
+    RESERVE_ENV = "WASI_THREAD_POOL_RESERVE_MEMORY";
+    CACHE_SIZE = 4;
+    cache = [];
   }
 });
 
@@ -2006,6 +2560,9 @@ function bytesOf(source) {
   }
   throw new TypeError("compileWasiThreadGuest expects the module's bytes (a BufferSource).");
 }
+function guestBytes(source, options) {
+  return rewriteGuestMemory(bytesOf(source), options ?? {}).bytes;
+}
 function taggedBytes(bytes) {
   const tagged = new Uint8Array(bytes.length + CACHE_TAG.length);
   tagged.set(bytes, 0);
@@ -2029,14 +2586,15 @@ function compiled2(module2, bytes) {
   noteCompiledModule(module2, bytes);
   return module2;
 }
-async function compileWasiThreadGuest(bytes) {
-  const safe = safeBytes(bytes);
+async function compileWasiThreadGuest(bytes, options) {
+  const source = guestBytes(bytes, options);
+  const safe = safeBytes(source);
   try {
     return compiled2(await WebAssembly.compile(safe.bytes), bytes);
   } catch (error) {
     if (safe.how !== "rewritten") throw error;
   }
-  return compiled2(await WebAssembly.compile(safeBytes(bytes, true).bytes), bytes);
+  return compiled2(await WebAssembly.compile(safeBytes(source, true).bytes), bytes);
 }
 function noteGuestModule(module2) {
   if (warned || protectedNow || !liftoffHazardAffected()) return false;
@@ -2053,6 +2611,7 @@ var init_liftoff = __esm({
   "lib/worker/liftoff.js"() {
     init_wasm_memory();
     init_liftoff_pass();
+    init_guest_memory();
     import_node_v8 = __toESM(require("node:v8"), 1);
     PROBE_BYTES = new Uint8Array([
       0,
@@ -2358,6 +2917,30 @@ var init_wasi = __esm({
   }
 });
 
+// lib/program/memory.js
+function reservesMemory(wasmModule) {
+  return importsMemoryCounter(wasmModule);
+}
+function makeProgramMemory({ initial, maximum }, reserved) {
+  if (!reserved) return { memory: new WebAssembly.Memory({ initial, maximum, shared: true }), memoryPages: null };
+  let memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: maximum, maximum, shared: true });
+  } catch (error) {
+    throw new RangeError(
+      `runWasiThreadsProgram: cannot reserve the program's memory at its maximum (${maximum} pages): ${error.message} (${RESERVE_ENV}=0 grows it on demand instead, docs/runtime.md "Memory growth across threads").`,
+      { cause: error }
+    );
+  }
+  return { memory, memoryPages: createMemoryCounter(initial, maximum) };
+}
+var init_memory = __esm({
+  "lib/program/memory.js"() {
+    init_memory_counter();
+    init_guest_memory();
+  }
+});
+
 // lib/host/ledger.js
 function callQuietly(hook, ...args) {
   if (typeof hook !== "function") return;
@@ -2473,9 +3056,11 @@ function createHostState(options) {
     readReport: poolOps.report
   });
   const execArgv = workerExecArgv(process.execArgv);
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
   const workerData2 = {
     wasmModule,
     memory,
+    memoryPages,
     hostcallChannel: hostcallChannel ?? null,
     processState,
     extraImports: extraImports ?? [],
@@ -2640,6 +3225,8 @@ var init_node = __esm({
     init_binding();
     init_ledger();
     init_liftoff();
+    init_memory_counter();
+    init_wasm_memory();
     init_layout();
     init_pool();
     init_internal();
@@ -2763,10 +3350,10 @@ async function loadProgram(wasm) {
       'this module exports no _start function: it is not a command. A reactor (_initialize and exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").'
     );
   }
-  return { wasmModule, memory, threaded };
+  return { wasmModule, memory, threaded, reserved: threaded && reservesMemory(wasmModule) };
 }
-async function makeProgram(opts, { wasmModule, memory: memoryType, threaded }, { ownsProcess = false } = {}) {
-  const memory = threaded ? new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true }) : null;
+async function makeProgram(opts, { wasmModule, memory: memoryType, threaded, reserved }, { ownsProcess = false } = {}) {
+  const { memory, memoryPages } = threaded ? makeProgramMemory(memoryType, reserved) : { memory: null, memoryPages: null };
   const pool = threaded ? createWasiThreadPool({ capacity: opts.poolSize, spawnWaitMs: 0, implementation: opts.implementation }) : null;
   const unavailable = programWasiUnavailable();
   if (unavailable) tellFallbackOnce(unavailable);
@@ -2784,6 +3371,9 @@ async function makeProgram(opts, { wasmModule, memory: memoryType, threaded }, {
     // program (lib/program/threads.js); a plain program has none.
     threads: threaded ? createThreadWords(opts.maxThreads) : null,
     growTimes: threaded ? createGrowTimes(opts.poolSize) : null,
+    // The program's size in pages when its memory is reserved
+    // (lib/program/memory.js), read and grown by every thread; else null.
+    memoryPages,
     args: opts.args,
     env: opts.env,
     preopens: opts.preopens,
@@ -2821,6 +3411,7 @@ var init_setup = __esm({
     init_threads();
     init_wasm_memory();
     init_wasi();
+    init_memory();
     OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
     MOST_THREADS = 268435454;
   }
@@ -3215,6 +3806,7 @@ var import_node_worker_threads4 = require("node:worker_threads");
 init_pool();
 init_control();
 init_pool2();
+init_memory_counter();
 init_threads();
 var WATCH_WORKER_URL = new URL("./watch-worker.js", __wtpImportMetaUrl);
 function programOf(processState, file) {
@@ -3226,6 +3818,7 @@ function programOf(processState, file) {
 }
 function programImports({ preview1, program, threadSpawn: threadSpawn2, wasmModule, memory }) {
   const imports = { wasi_snapshot_preview1: preview1 };
+  if (program.memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(program.memoryPages);
   if (threadSpawn2 !== null) imports.wasi = { "thread-spawn": threadSpawnImport(program, threadSpawn2) };
   const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
   if (entry && memory) imports[entry.module] = { ...imports[entry.module], [entry.name]: memory };

@@ -1152,6 +1152,28 @@ var init_pool2 = __esm({
   }
 });
 
+// lib/wasm/memory-counter.js
+function memoryGrowthImports(counter) {
+  return {
+    memory_size: () => Atomics.load(counter, 0),
+    memory_grow(delta) {
+      const add = delta >>> 0;
+      const maximum = counter[1];
+      for (; ; ) {
+        const old = Atomics.load(counter, 0);
+        if (add > maximum - old) return -1;
+        if (Atomics.compareExchange(counter, 0, old, old + add) === old) return old;
+      }
+    }
+  };
+}
+var MEMORY_IMPORT_MODULE;
+var init_memory_counter = __esm({
+  "lib/wasm/memory-counter.js"() {
+    MEMORY_IMPORT_MODULE = "wasi-thread-pool";
+  }
+});
+
 // lib/program/runtime.js
 function programOf(processState, file) {
   const program = processState?.program;
@@ -1162,6 +1184,7 @@ function programOf(processState, file) {
 }
 function programImports({ preview1, program, threadSpawn, wasmModule, memory }) {
   const imports = { wasi_snapshot_preview1: preview1 };
+  if (program.memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(program.memoryPages);
   if (threadSpawn !== null) imports.wasi = { "thread-spawn": threadSpawnImport(program, threadSpawn) };
   const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
   if (entry && memory) imports[entry.module] = { ...imports[entry.module], [entry.name]: memory };
@@ -1253,6 +1276,7 @@ var init_runtime = __esm({
     init_pool();
     init_control();
     init_pool2();
+    init_memory_counter();
     init_threads();
     WATCH_WORKER_URL = new URL("./watch-worker.js", __wtpImportMetaUrl);
   }

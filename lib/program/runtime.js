@@ -13,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import { wasiThreadPoolLastTid } from "../pool.js";
 import { C_WATCHER, endProgram, parkForever, programEnded, trapProgram } from "./control.js";
 import { createProgramThreadSpawn } from "./pool.js";
+import { MEMORY_IMPORT_MODULE, memoryGrowthImports } from "../wasm/memory-counter.js";
 import { runProgramThread, runQueuedThreads, takeTrampoline, threadsQueued, workerReady } from "./threads.js";
 
 const WATCH_WORKER_URL = new URL("./watch-worker.js", import.meta.url);
@@ -31,6 +32,8 @@ export function programOf(processState, file) {
 // when memory is null: the module defines its own).
 export function programImports({ preview1, program, threadSpawn, wasmModule, memory }) {
   const imports = { wasi_snapshot_preview1: preview1 };
+  // A rewritten program's memory.size/memory.grow (lib/program/memory.js).
+  if (program.memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(program.memoryPages);
   if (threadSpawn !== null) imports.wasi = { "thread-spawn": threadSpawnImport(program, threadSpawn) };
   const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
   if (entry && memory) imports[entry.module] = { ...imports[entry.module], [entry.name]: memory };

@@ -13,6 +13,7 @@ import { checkProgramImports } from "./link.js";
 import { DEFAULT_MAX_THREADS, DEFAULT_POOL_SIZE, createGrowTimes, createThreadWords } from "./threads.js";
 import { declarationsOf, describePlainMemory, describeProgramMemory } from "../worker/wasm-memory.js";
 import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./wasi.js";
+import { makeProgramMemory, reservesMemory } from "./memory.js";
 
 const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
 // A pool's capacity is at most this (lib/pool/validate.js, checkCapacity).
@@ -138,6 +139,9 @@ export async function loadProgram(wasm) {
     wasmModule = wasm; // compiled by compileWasiThreadGuest (or describeProgramMemory threw)
   } else {
     const bytes = ArrayBuffer.isView(wasm) ? new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength) : new Uint8Array(wasm);
+    // A threaded program's memory.grow/memory.size become calls over a
+    // shared counter (lib/worker/guest-memory.js): then `reserved`, and its
+    // memory is made at its maximum (lib/program/memory.js).
     wasmModule = await compileWasiThreadGuest(bytes);
   }
   const exports = WebAssembly.Module.exports(wasmModule);
@@ -148,19 +152,18 @@ export async function loadProgram(wasm) {
         'exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
     );
   }
-  return { wasmModule, memory, threaded };
+  return { wasmModule, memory, threaded, reserved: threaded && reservesMemory(wasmModule) };
 }
 
 // The program's memory, pool, control words and WASI, as its threads will
 // share them (processState.program). ownsProcess: the program's end ends the
 // process (the CLI, lib/program/process.js), instead of being reported to a
 // supervisor.
-export async function makeProgram(opts, { wasmModule, memory: memoryType, threaded }, { ownsProcess = false } = {}) {
+export async function makeProgram(opts, { wasmModule, memory: memoryType, threaded, reserved }, { ownsProcess = false } = {}) {
   // A plain program has no pool: its one thread makes its memory (a
-  // non-shared one cannot be sent to a worker).
-  const memory = threaded
-    ? new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true })
-    : null;
+  // non-shared one cannot be sent to a worker). A rewritten program's
+  // memory is made at its maximum, its size kept in memoryPages.
+  const { memory, memoryPages } = threaded ? makeProgramMemory(memoryType, reserved) : { memory: null, memoryPages: null };
   // A program's spawn never waits inside the pool (lib/program/threads.js:
   // below its thread limit it queues a thread rather than fail it); the SDK
   // host's 250 ms are not a program's rule.
@@ -185,6 +188,9 @@ export async function makeProgram(opts, { wasmModule, memory: memoryType, thread
     // program (lib/program/threads.js); a plain program has none.
     threads: threaded ? createThreadWords(opts.maxThreads) : null,
     growTimes: threaded ? createGrowTimes(opts.poolSize) : null,
+    // The program's size in pages when its memory is reserved
+    // (lib/program/memory.js), read and grown by every thread; else null.
+    memoryPages,
     args: opts.args,
     env: opts.env,
     preopens: opts.preopens,

@@ -34,6 +34,9 @@ const LOCAL_GET = 0x20;
 const FUNC_TYPE = 0x60;
 
 const find = (sections, id) => sections.find((s) => s.id === id);
+// The walker's filter: only the atomic instructions (prefix 0xfe) are visited.
+const ATOMICS_ONLY = new Uint8Array(256);
+ATOMICS_ONLY[OP.atomic] = 1;
 const isWait = (ins) => ins.op === OP.memoryAtomicWait32 || ins.op === OP.memoryAtomicWait64;
 
 // Speed: a compile-time pass must cost less than what it saves (a real
@@ -77,9 +80,14 @@ function readBodies(bytes, code) {
     if (mayWait(bytes.subarray(start, r.pos))) {
       const br = new Reader(bytes, start, r.pos);
       skipLocals(br);
-      walkExpression(br, (ins) => {
-        if (isWait(ins)) body.waits.push(ins);
-      });
+      // (The walker reuses its record: what is kept is copied.)
+      walkExpression(
+        br,
+        (ins) => {
+          if (isWait(ins)) body.waits.push({ op: ins.op, start: ins.start, end: ins.end });
+        },
+        ATOMICS_ONLY,
+      );
       if (br.pos !== r.pos) throw new TypeError("wasm binary has a function body that ends early.");
     }
     bodies.push(body);

@@ -15,18 +15,16 @@
 //     imports added (MEMORY_IMPORT_MODULE "memory_size" () -> i32 and
 //     "memory_grow" (i32) -> i32, after the existing imports) and every
 //     memory.size/memory.grow replaced by a call of them.
-//   createMemoryCounter(initial, maximum) -> Int32Array over a
-//     SharedArrayBuffer: [pages, maximum].
-//   memoryGrowthImports(counter) -> the import object's MEMORY_IMPORT_MODULE
-//     entry: size() reads the pages; grow(delta) adds delta pages with a
-//     compare-exchange unless that passes the maximum, returning the old
-//     size or -1 exactly as memory.grow does.
+//   createMemoryCounter, memoryGrowthImports: lib/wasm/memory-counter.js
+//     (the host side, small enough for the pool workers' bundles).
 
 import { Reader, concatBytes, encodeU } from "./reader.js";
 import { OP } from "./instructions.js";
 import { scanCode, transformModule } from "./module.js";
+import { MEMORY_IMPORT_MODULE } from "./memory-counter.js";
 
-export const MEMORY_IMPORT_MODULE = "wasi-thread-pool";
+export { MEMORY_IMPORT_MODULE, createMemoryCounter, memoryGrowthImports } from "./memory-counter.js";
+
 const I32 = 0x7f;
 
 function isGrowth(ins) {
@@ -42,8 +40,10 @@ export function hasMemoryGrowth(bytes) {
 }
 
 export function rewriteMemoryGrowth(bytes) {
-  if (!hasMemoryGrowth(bytes)) return { bytes, rewritten: false };
+  let calls = null; // [call size, call grow], made once
   const out = transformModule(bytes, {
+    onlyIfReplaced: true,
+    ops: [OP.memorySize, OP.memoryGrow],
     imports: [
       { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I32] },
       { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I32], results: [I32] },
@@ -53,34 +53,9 @@ export function rewriteMemoryGrowth(bytes) {
       if (new Reader(bytes, ins.start + 1, ins.end).u() !== 0) {
         throw new TypeError("the memory pass handles one memory (memory index 0) only.");
       }
-      const target = ins.op === OP.memorySize ? indices.imports[0] : indices.imports[1];
-      return concatBytes([Uint8Array.of(OP.call), encodeU(target)]);
+      calls ??= indices.imports.map((index) => concatBytes([Uint8Array.of(OP.call), encodeU(index)]));
+      return ins.op === OP.memorySize ? calls[0] : calls[1];
     },
   });
-  return { bytes: out, rewritten: true };
-}
-
-export function createMemoryCounter(initial, maximum) {
-  if (!(Number.isInteger(initial) && Number.isInteger(maximum) && initial >= 0 && initial <= maximum && maximum <= 65536)) {
-    throw new RangeError("createMemoryCounter: 0 <= initial <= maximum <= 65536 pages.");
-  }
-  const counter = new Int32Array(new SharedArrayBuffer(8));
-  counter[0] = initial;
-  counter[1] = maximum;
-  return counter;
-}
-
-export function memoryGrowthImports(counter) {
-  return {
-    memory_size: () => Atomics.load(counter, 0),
-    memory_grow(delta) {
-      const add = delta >>> 0;
-      const maximum = counter[1];
-      for (;;) {
-        const old = Atomics.load(counter, 0);
-        if (add > maximum - old) return -1;
-        if (Atomics.compareExchange(counter, 0, old, old + add) === old) return old;
-      }
-    },
-  };
+  return { bytes: out, rewritten: out !== bytes };
 }

@@ -29,6 +29,10 @@
 //       plan.replace(ins, indices) -> Uint8Array | undefined
 //                      called for every instruction of every existing body:
 //                      bytes to put in its place, or undefined to keep it.
+//       plan.ops       optional: the opcodes plan.replace wants to see (it
+//                      is then called for those only: a cheaper walk).
+//       plan.onlyIfReplaced  when true and plan.replace replaced nothing,
+//                      the input `bytes` object itself is returned.
 //     params/results are value type bytes (0x7f i32, 0x7e i64, ...). indices
 //     is {imports: [function index of each added import], functions: [...
 //     each appended function]}, so that a replacement can call them.
@@ -212,29 +216,96 @@ export function scanCode(bytes, visit) {
 
 // --- transformModule
 
-// Patches over the original bytes: [start, end) -> bytes, collected in order
-// within one container, then applied with apply().
+// A growable output buffer: bytes and LEB128 numbers written in place, no
+// allocation per item.
+class Writer {
+  constructor(size = 1024) {
+    this.buf = new Uint8Array(size);
+    this.len = 0;
+  }
+
+  room(n) {
+    if (this.len + n <= this.buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+    bigger.set(this.buf.subarray(0, this.len));
+    this.buf = bigger;
+  }
+
+  u(value) {
+    this.room(10);
+    do {
+      let b = value % 128;
+      value = Math.floor(value / 128);
+      if (value > 0) b |= 0x80;
+      this.buf[this.len++] = b;
+    } while (value > 0);
+  }
+
+  copy(src, start, end) {
+    const n = end - start;
+    this.room(n);
+    if (n < 32) {
+      // A short run (between two edits): a loop costs less than a view.
+      const buf = this.buf;
+      for (let i = 0; i < n; i++) buf[this.len + i] = src[start + i];
+    } else this.buf.set(src.subarray(start, end), this.len);
+    this.len += n;
+  }
+
+  bytes(src) {
+    this.copy(src, 0, src.length);
+  }
+
+  content() {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+// Edits over the original bytes, written as they come (in order): from
+// begin(start), each edit copies the bytes up to it and writes its
+// replacement; finish(end) copies the rest. The result is `out`.
 class Patches {
-  constructor(bytes) {
+  constructor(bytes, start = 0) {
     this.bytes = bytes;
-    this.list = [];
+    this.out = new Writer();
+    this.begin(start);
+  }
+
+  begin(start) {
+    this.out.len = 0;
+    this.at = start;
+    this.edits = 0;
+  }
+
+  skipTo(start) {
+    if (start < this.at) throw new Error("transformModule: overlapping edits (a bug).");
+    this.out.copy(this.bytes, this.at, start);
   }
 
   add(start, end, replacement) {
-    this.list.push({ start, end, replacement });
+    this.skipTo(start);
+    this.out.bytes(replacement);
+    this.at = end;
+    this.edits++;
   }
 
-  apply(start, end) {
-    const parts = [];
-    let at = start;
-    for (const p of this.list) {
-      if (p.start < at || p.end > end) throw new Error("transformModule: overlapping patches (a bug).");
-      parts.push(this.bytes.subarray(at, p.start), p.replacement);
-      at = p.end;
-    }
-    parts.push(this.bytes.subarray(at, end));
-    this.list = [];
-    return concatBytes(parts);
+  addU(start, end, value) {
+    this.skipTo(start);
+    this.out.u(value);
+    this.at = end;
+    this.edits++;
+  }
+
+  // The edited bytes up to `end` (a view into `out`: valid until begin()).
+  finish(end) {
+    this.skipTo(end);
+    this.at = end;
+    return this.out.content();
+  }
+
+  // finish(end), as a copy.
+  apply(end) {
+    return this.finish(end).slice();
   }
 }
 
@@ -261,45 +332,86 @@ function appendToVector(bytes, section, items) {
 // Rewrites the expression at r.pos (to its closing end) into patches:
 // function indices shifted, instructions replaced where asked.
 function patchExpression(r, patches, ctx, replace) {
-  walkExpression(r, (ins) => {
-    const replacement = replace?.(ins, ctx.indices);
-    if (replacement !== undefined) {
-      if (ins.op === OP.end || ins.op === OP.block || ins.op === OP.loop || ins.op === OP.if) {
-        throw new TypeError("transformModule: a pass may not replace a structured instruction.");
+  const { shift, firstDefined, wanted } = ctx;
+  const visit = (ins) => {
+    const op = ins.op;
+    if (replace !== undefined && (wanted === null || (op < 256 ? wanted.single[op] === 1 : wanted.prefixed.has(op)))) {
+      const replacement = replace(ins, ctx.indices);
+      if (replacement !== undefined) {
+        if (op === OP.end || op === OP.block || op === OP.loop || op === OP.if || op === OP.try || op === OP.tryTable) {
+          throw new TypeError("transformModule: a pass may not replace a structured instruction.");
+        }
+        patches.add(ins.start, ins.end, replacement);
+        ctx.replaced++;
+        return;
       }
-      patches.add(ins.start, ins.end, replacement);
-    } else if (ins.func !== undefined && ctx.shift > 0 && ins.func >= ctx.firstDefined) {
-      patches.add(ins.funcAt, ins.end, encodeU(ins.func + ctx.shift));
     }
-  });
+    if (shift > 0 && ins.funcAt >= 0 && ins.func >= firstDefined) patches.addU(ins.funcAt, ins.end, ins.func + shift);
+  };
+  walkExpression(r, visit, ctx.firstBytes);
+}
+
+// plan.ops (opcodes, prefixed ones as in lib/wasm/instructions.js) -> a
+// quick membership test, or null: replace sees every instruction.
+function wantedOps(ops) {
+  if (!ops) return null;
+  const single = new Uint8Array(256);
+  const prefixed = new Set();
+  for (const op of ops) {
+    if (op < 256) single[op] = 1;
+    else prefixed.add(op);
+  }
+  return { single, prefixed };
+}
+
+// The first opcode bytes a walk must stop at: the wanted ops (their prefix
+// for a prefixed one) and, when indices move, the instructions that name a
+// function. null when every instruction is wanted.
+function firstBytesOf(wanted, shift) {
+  if (wanted === null) return null;
+  const first = wanted.single.slice();
+  for (const op of wanted.prefixed) first[Math.floor(op / 0x10000)] = 1;
+  if (shift > 0) for (const op of [OP.call, OP.returnCall, OP.refFunc]) first[op] = 1;
+  return first;
 }
 
 // A function index at r.pos (an export, the start function, an element).
 function patchIndex(r, patches, ctx) {
   const at = r.pos;
   const index = r.u();
-  if (index >= ctx.firstDefined && ctx.shift > 0) patches.add(at, r.pos, encodeU(index + ctx.shift));
+  if (index >= ctx.firstDefined && ctx.shift > 0) patches.addU(at, r.pos, index + ctx.shift);
 }
 
 function rewriteCode(bytes, section, ctx, plan, appended) {
   const r = new Reader(bytes, section.contentStart, section.end);
   const count = r.u();
   const patches = new Patches(bytes);
-  const out = [encodeU(count + appended.length)];
+  const out = new Writer(section.end - section.contentStart + 64);
+  out.u(count + appended.length);
   for (let i = 0; i < count; i++) {
+    const sizeAt = r.pos;
     const size = r.u();
     const start = r.pos;
     const end = start + size;
     const body = new Reader(bytes, start, end);
     skipLocals(body);
+    patches.begin(start);
     patchExpression(body, patches, ctx, plan.replace);
     if (body.pos !== end) throw new TypeError(`wasm binary has a function body that ends early (at ${body.pos}, not ${end}).`);
-    const content = patches.apply(start, end);
-    out.push(encodeU(content.length), content);
+    if (patches.edits === 0)
+      out.copy(bytes, sizeAt, end); // as it was, size bytes included
+    else {
+      const content = patches.finish(end);
+      out.u(content.length);
+      out.bytes(content);
+    }
     r.pos = end;
   }
-  for (const body of appended) out.push(encodeU(body.length), body);
-  return concatBytes(out);
+  for (const body of appended) {
+    out.u(body.length);
+    out.bytes(body);
+  }
+  return out.content();
 }
 
 function encodeBody({ locals = [] }, instructions) {
@@ -309,7 +421,7 @@ function encodeBody({ locals = [] }, instructions) {
 
 function rewriteExports(bytes, section, ctx) {
   const r = new Reader(bytes, section.contentStart, section.end);
-  const patches = new Patches(bytes);
+  const patches = new Patches(bytes, section.contentStart);
   const count = r.u();
   for (let i = 0; i < count; i++) {
     r.name();
@@ -317,31 +429,31 @@ function rewriteExports(bytes, section, ctx) {
     if (kind === 0) patchIndex(r, patches, ctx);
     else r.u();
   }
-  return patches.apply(section.contentStart, section.end);
+  return patches.apply(section.end);
 }
 
 function rewriteStart(bytes, section, ctx) {
   const r = new Reader(bytes, section.contentStart, section.end);
-  const patches = new Patches(bytes);
+  const patches = new Patches(bytes, section.contentStart);
   patchIndex(r, patches, ctx);
-  return patches.apply(section.contentStart, section.end);
+  return patches.apply(section.end);
 }
 
 function rewriteGlobals(bytes, section, ctx) {
   const r = new Reader(bytes, section.contentStart, section.end);
-  const patches = new Patches(bytes);
+  const patches = new Patches(bytes, section.contentStart);
   const count = r.u();
   for (let i = 0; i < count; i++) {
     readValueType(r);
     r.byte();
     patchExpression(r, patches, ctx);
   }
-  return patches.apply(section.contentStart, section.end);
+  return patches.apply(section.end);
 }
 
 function rewriteTables(bytes, section, ctx) {
   const r = new Reader(bytes, section.contentStart, section.end);
-  const patches = new Patches(bytes);
+  const patches = new Patches(bytes, section.contentStart);
   const count = r.u();
   for (let i = 0; i < count; i++) {
     const withInit = r.peek() === 0x40;
@@ -353,12 +465,12 @@ function rewriteTables(bytes, section, ctx) {
     skipLimits(r);
     if (withInit) patchExpression(r, patches, ctx);
   }
-  return patches.apply(section.contentStart, section.end);
+  return patches.apply(section.end);
 }
 
 function rewriteElements(bytes, section, ctx) {
   const r = new Reader(bytes, section.contentStart, section.end);
-  const patches = new Patches(bytes);
+  const patches = new Patches(bytes, section.contentStart);
   const count = r.u();
   for (let i = 0; i < count; i++) {
     const flags = r.u();
@@ -378,7 +490,7 @@ function rewriteElements(bytes, section, ctx) {
       else patchIndex(r, patches, ctx);
     }
   }
-  return patches.apply(section.contentStart, section.end);
+  return patches.apply(section.end);
 }
 
 // The "name" section: function names (1), local names (2) and label names
@@ -396,6 +508,7 @@ function rewriteNames(bytes, section, ctx) {
       const start = r.pos;
       const sub = new Reader(bytes, start, start + size);
       r.skip(size);
+      patches.begin(start);
       if (id >= 1 && id <= 3) {
         const count = sub.u();
         for (let i = 0; i < count; i++) {
@@ -410,7 +523,7 @@ function rewriteNames(bytes, section, ctx) {
           }
         }
       }
-      const content = patches.apply(start, start + size);
+      const content = patches.apply(start + size);
       out.push(Uint8Array.of(id), encodeU(content.length), content);
     }
     return concatBytes(out);
@@ -433,7 +546,8 @@ export function transformModule(bytes, plan) {
     imports: imports.map((_, i) => firstDefined + i),
     functions: functions.map((_, i) => firstDefined + shift + defined + i),
   };
-  const ctx = { firstDefined, shift, indices };
+  const wanted = wantedOps(plan.ops);
+  const ctx = { firstDefined, shift, indices, replaced: 0, wanted, firstBytes: firstBytesOf(wanted, shift) };
   // New types: imports' first, then the functions'.
   const newTypes = [...imports, ...functions].map(encodeFuncType);
   const importEntries = imports.map((imp, i) =>
@@ -465,6 +579,7 @@ export function transformModule(bytes, plan) {
   if (code || appendedBodies.length) {
     content.set(SECTION.code, code ? rewriteCode(bytes, code, ctx, plan, appendedBodies) : encodeVector(appendedBodies));
   }
+  if (plan.onlyIfReplaced && ctx.replaced === 0) return bytes;
 
   const out = [bytes.subarray(0, 8)];
   const pending = new Map(content); // sections the module lacks are inserted in order

@@ -27,6 +27,8 @@ export class Reader {
   // Unsigned LEB128 of up to `bits` bits, as a Number (exact up to 2^53;
   // the u64 of a memory64 offset is only skipped past, never used).
   u(bits = 32) {
+    // Fast path: one byte (most indices, counts and alignments).
+    if (this.pos < this.end && this.bytes[this.pos] < 0x80) return this.bytes[this.pos++];
     let result = 0;
     let scale = 1;
     const most = Math.ceil(bits / 7);

@@ -36,6 +36,7 @@
 
 import { noteCompiledModule } from "./wasm-memory.js";
 import { rewriteAtomicWaits } from "../wasm/liftoff-pass.js";
+import { rewriteGuestMemory } from "./guest-memory.js";
 import v8 from "node:v8";
 
 // The probe, hand-assembled so that no assembler is needed at run time:
@@ -141,6 +142,10 @@ function bytesOf(source) {
   throw new TypeError("compileWasiThreadGuest expects the module's bytes (a BufferSource).");
 }
 
+function guestBytes(source, options) {
+  return rewriteGuestMemory(bytesOf(source), options ?? {}).bytes;
+}
+
 function taggedBytes(bytes) {
   const tagged = new Uint8Array(bytes.length + CACHE_TAG.length);
   tagged.set(bytes, 0);
@@ -172,28 +177,32 @@ function compiled(module, bytes) {
   return module;
 }
 
-// Compiles a wasi-threads guest safely: rewritten (or protected) first on an
-// affected engine, then compiled. A rewrite that does not compile (a
-// memory64 module) is compiled again the flag's way, so that a module's own
-// error is reported as it is.
-export async function compileWasiThreadGuest(bytes) {
-  const safe = safeBytes(bytes);
+// Compiles a wasi-threads guest safely: a guest whose memory grows gets the
+// memory pass first (issue 26, lib/worker/guest-memory.js;
+// options.reserveMemory: false skips it); then, on an affected engine, the
+// Liftoff pass (or the protection); then the compile. A Liftoff rewrite that
+// does not compile (a memory64 module) is compiled again the flag's way, so
+// that a module's own error is reported as it is.
+export async function compileWasiThreadGuest(bytes, options) {
+  const source = guestBytes(bytes, options);
+  const safe = safeBytes(source);
   try {
     return compiled(await WebAssembly.compile(safe.bytes), bytes);
   } catch (error) {
     if (safe.how !== "rewritten") throw error;
   }
-  return compiled(await WebAssembly.compile(safeBytes(bytes, true).bytes), bytes);
+  return compiled(await WebAssembly.compile(safeBytes(source, true).bytes), bytes);
 }
 
-export function compileWasiThreadGuestSync(bytes) {
-  const safe = safeBytes(bytes);
+export function compileWasiThreadGuestSync(bytes, options) {
+  const source = guestBytes(bytes, options);
+  const safe = safeBytes(source);
   try {
     return compiled(new WebAssembly.Module(safe.bytes), bytes);
   } catch (error) {
     if (safe.how !== "rewritten") throw error;
   }
-  return compiled(new WebAssembly.Module(safeBytes(bytes, true).bytes), bytes);
+  return compiled(new WebAssembly.Module(safeBytes(source, true).bytes), bytes);
 }
 
 // Called by the thread host with the guest module it was given. On an

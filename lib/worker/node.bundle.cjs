@@ -2080,6 +2080,261 @@ function createRunThread(runner, onTrap) {
   };
 }
 
+// lib/wasm/reader.js
+var Reader = class {
+  constructor(bytes, pos = 0, end = bytes.length) {
+    this.bytes = bytes;
+    this.pos = pos;
+    this.end = end;
+  }
+  atEnd() {
+    return this.pos >= this.end;
+  }
+  byte() {
+    if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+    return this.bytes[this.pos++];
+  }
+  peek() {
+    if (this.pos >= this.end) throw new TypeError("wasm binary is truncated.");
+    return this.bytes[this.pos];
+  }
+  // Unsigned LEB128 of up to `bits` bits, as a Number (exact up to 2^53;
+  // the u64 of a memory64 offset is only skipped past, never used).
+  u(bits = 32) {
+    if (this.pos < this.end && this.bytes[this.pos] < 128) return this.bytes[this.pos++];
+    let result = 0;
+    let scale = 1;
+    const most = Math.ceil(bits / 7);
+    for (let i = 0; i < most; i++) {
+      const b = this.byte();
+      result += (b & 127) * scale;
+      if ((b & 128) === 0) return result;
+      scale *= 128;
+    }
+    throw new TypeError("wasm binary has a malformed LEB128 number.");
+  }
+  // Signed LEB128 of up to `bits` bits (s32, s33 block types, s64 consts),
+  // as a Number (s64 values beyond 2^53 lose precision: only skipped).
+  s(bits = 32) {
+    let result = 0;
+    let scale = 1;
+    const most = Math.ceil(bits / 7);
+    for (let i = 0; i < most; i++) {
+      const b = this.byte();
+      result += (b & 127) * scale;
+      scale *= 128;
+      if ((b & 128) === 0) return b & 64 ? result - scale : result;
+    }
+    throw new TypeError("wasm binary has a malformed LEB128 number.");
+  }
+  skip(count) {
+    if (count > this.end - this.pos) throw new TypeError("wasm binary is truncated.");
+    this.pos += count;
+  }
+  name() {
+    const length = this.u();
+    const start = this.pos;
+    this.skip(length);
+    return new TextDecoder().decode(this.bytes.subarray(start, this.pos));
+  }
+};
+
+// lib/worker/wasm-memory.js
+var SECTION_TYPE = 1;
+var SECTION_IMPORT = 2;
+var SECTION_MEMORY = 5;
+var KIND_FUNC = 0;
+var KIND_TABLE = 1;
+var KIND_MEMORY = 2;
+var KIND_GLOBAL = 3;
+var KIND_TAG = 4;
+var Reader2 = class extends Reader {
+  // Limits of a memory or table type: flags, min, max when flagged.
+  limits() {
+    const flags = this.byte();
+    const initial = this.u(64);
+    const maximum = flags & 1 ? this.u(64) : null;
+    return { flags, initial, maximum, shared: (flags & 2) !== 0, memory64: (flags & 4) !== 0 };
+  }
+  // A value type: one byte, or a reference type with a heap type index.
+  // Returns its name in the text format ("i32", ...; "ref" for the rest).
+  valtype() {
+    const b = this.byte();
+    if (b === 99 || b === 100) this.u();
+    return VALUE_TYPES[b] ?? "ref";
+  }
+  // A function type's params and results; null for any other composite
+  // type (a GC struct or array), whose layout is not needed here.
+  functype() {
+    const vec = () => Array.from({ length: this.u() }, () => this.valtype());
+    return { params: vec(), results: vec() };
+  }
+  // One entry of the type section (a rec group holds several).
+  types(out) {
+    const form = this.byte();
+    if (form === 96) out.push(this.functype());
+    else if (form === 78) {
+      const count = this.u();
+      for (let i = 0; i < count; i++) this.types(out);
+    } else if (form === 80 || form === 79) {
+      const supers = this.u();
+      for (let i = 0; i < supers; i++) this.u();
+      this.types(out);
+    } else throw new TypeError(`wasm binary has a type of form 0x${form.toString(16)} not read here.`);
+  }
+};
+var VALUE_TYPES = { 127: "i32", 126: "i64", 125: "f32", 124: "f64", 123: "v128", 112: "funcref", 111: "externref" };
+var KIND_NAMES = ["function", "table", "memory", "global", "tag"];
+function readTypes(r) {
+  const types = [];
+  try {
+    const count = r.u();
+    for (let i = 0; i < count; i++) r.types(types);
+    return types;
+  } catch {
+    return null;
+  }
+}
+function toBytes(wasm) {
+  if (wasm instanceof Uint8Array) return wasm;
+  if (ArrayBuffer.isView(wasm)) return new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength);
+  if (wasm instanceof ArrayBuffer || typeof SharedArrayBuffer === "function" && wasm instanceof SharedArrayBuffer) {
+    return new Uint8Array(wasm);
+  }
+  throw new TypeError("wasm must be the program's bytes (Uint8Array, ArrayBuffer) or a WebAssembly.Module.");
+}
+function readMemoryDeclarations(wasm) {
+  const bytes = toBytes(wasm);
+  const r = new Reader2(bytes);
+  if (bytes.length < 8) throw new TypeError("not a wasm binary (too short).");
+  const magic = [0, 97, 115, 109];
+  for (const b of magic) if (r.byte() !== b) throw new TypeError("not a wasm binary (bad magic).");
+  r.pos = 8;
+  const imports = [];
+  const all = [];
+  let types = [];
+  let defined = 0;
+  while (r.pos < bytes.length) {
+    const id = r.byte();
+    const size = r.u();
+    const end = r.pos + size;
+    if (end > bytes.length) throw new TypeError("wasm binary is truncated.");
+    if (id === SECTION_TYPE) {
+      types = readTypes(r);
+    } else if (id === SECTION_IMPORT) {
+      const count = r.u();
+      for (let i = 0; i < count; i++) {
+        const module2 = r.name();
+        const name = r.name();
+        const kind = r.byte();
+        all.push({ module: module2, name, kind: KIND_NAMES[kind] ?? "unknown", type: null });
+        if (kind === KIND_FUNC) all.at(-1).type = types?.[r.u()] ?? null;
+        else if (kind === KIND_TABLE) {
+          r.valtype();
+          r.limits();
+        } else if (kind === KIND_MEMORY) imports.push({ module: module2, name, ...r.limits() });
+        else if (kind === KIND_GLOBAL) {
+          r.valtype();
+          r.byte();
+        } else if (kind === KIND_TAG) {
+          r.byte();
+          r.u();
+        } else throw new TypeError(`wasm binary has an import of unknown kind ${kind}.`);
+      }
+    } else if (id === SECTION_MEMORY) {
+      defined += r.u();
+    }
+    r.pos = end;
+  }
+  return { imports, defined, all };
+}
+var compiled = /* @__PURE__ */ new WeakMap();
+function declarationsOf(wasm) {
+  if (typeof WebAssembly !== "undefined" && wasm instanceof WebAssembly.Module) {
+    const known = compiled.get(wasm);
+    if (known) return known;
+    throw new TypeError(
+      "A compiled WebAssembly.Module does not give its memory's limits back: pass the program's bytes, or compile it with compileWasiThreadGuest (which remembers them)."
+    );
+  }
+  return readMemoryDeclarations(wasm);
+}
+function declaredSharedMaximum(wasm) {
+  try {
+    return declarationsOf(wasm).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
+}
+
+// lib/wasm/memory-counter.js
+var MEMORY_IMPORT_MODULE = "wasi-thread-pool";
+function createMemoryCounter(initial, maximum) {
+  if (!(Number.isInteger(initial) && Number.isInteger(maximum) && initial >= 0 && initial <= maximum && maximum <= 65536)) {
+    throw new RangeError("createMemoryCounter: 0 <= initial <= maximum <= 65536 pages.");
+  }
+  const counter = new Int32Array(new SharedArrayBuffer(8));
+  counter[0] = initial;
+  counter[1] = maximum;
+  return counter;
+}
+function memoryGrowthImports(counter) {
+  return {
+    memory_size: () => Atomics.load(counter, 0),
+    memory_grow(delta) {
+      const add = delta >>> 0;
+      const maximum = counter[1];
+      for (; ; ) {
+        const old = Atomics.load(counter, 0);
+        if (add > maximum - old) return -1;
+        if (Atomics.compareExchange(counter, 0, old, old + add) === old) return old;
+      }
+    }
+  };
+}
+var counters = /* @__PURE__ */ new WeakMap();
+function registerMemoryCounter(memory, counter) {
+  counters.set(memory, counter);
+}
+function memoryCounterOf(memory) {
+  return (memory && counters.get(memory)) ?? null;
+}
+var PAGE = 65536;
+function reserveMemory(memory, maximum) {
+  const known = memoryCounterOf(memory);
+  if (known) return known;
+  const initial = memory.buffer.byteLength / PAGE;
+  let reached = initial;
+  const tryGrow = (pages) => {
+    try {
+      memory.grow(pages - reached);
+      reached = pages;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (maximum > reached && !tryGrow(maximum)) {
+    let lo = reached;
+    let hi = maximum;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (tryGrow(mid)) lo = mid;
+      else hi = mid;
+    }
+  }
+  const counter = createMemoryCounter(initial, Math.max(reached, initial));
+  registerMemoryCounter(memory, counter);
+  return counter;
+}
+function importsMemoryCounter(wasmModule) {
+  return WebAssembly.Module.imports(wasmModule).some((e) => e.module === MEMORY_IMPORT_MODULE);
+}
+function guestMemoryCounter(wasmModule, memory, maximum) {
+  if (!importsMemoryCounter(wasmModule)) return null;
+  return memoryCounterOf(memory) ?? reserveMemory(memory, maximum);
+}
+
 // lib/worker/runtime.js
 var WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 var HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -2369,6 +2624,8 @@ function createWasiThreadWorkerRuntime({
     wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 }
   };
   imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
+  if (memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(memoryPages);
   const extras = resolveExtraImports(extraImports, {
     memory,
     getMemory,
@@ -2436,7 +2693,12 @@ function startRuntime({
       }
       const all = { ...options, extraImports: resolved };
       if (own) Object.assign(all, ownOptions, { freshInstances: freshInstances2 });
-      return runtimeApi.createWasiThreadWorkerRuntime(all);
+      const runtime = await runtimeApi.createWasiThreadWorkerRuntime(all);
+      const pages = memoryCounterOf(options.memory);
+      if (pages && runtime?.imports && !runtime.imports[MEMORY_IMPORT_MODULE]) {
+        runtime.imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(pages);
+      }
+      return runtime;
     },
     { freshInstances: freshInstances2 }
   );
@@ -2505,6 +2767,7 @@ function serveSlot(poolOps2, slot2, { runtime, runner }) {
 
 // lib/worker/node.js
 var { pool, slot, execArgv } = import_node_worker_threads4.workerData;
+if (import_node_worker_threads4.workerData.memoryPages) registerMemoryCounter(import_node_worker_threads4.workerData.memory, import_node_worker_threads4.workerData.memoryPages);
 var freshInstances = import_node_worker_threads4.workerData.freshInstances === true;
 var poolOps = bindWasiThreadPool(pool);
 checkSlot(pool.control, slot);

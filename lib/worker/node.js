@@ -24,8 +24,12 @@ import { checkSlot } from "../pool/validate.js";
 import { startRuntime } from "./shared.js";
 import { serveSlot, startOrRetire } from "./slot.js";
 import { writeAllSync } from "./write-sync.js";
+import { registerMemoryCounter } from "../wasm/memory-counter.js";
 
 const { pool, slot, execArgv } = workerData;
+// A rewritten guest's page counter (lib/wasm/memory-counter.js), which the
+// host reserved with the memory: the runtime finds it by the memory.
+if (workerData.memoryPages) registerMemoryCounter(workerData.memory, workerData.memoryPages);
 const freshInstances = workerData.freshInstances === true;
 // The one check of the pool and of this worker's slot (lib/pool/internal.js).
 const poolOps = bindWasiThreadPool(pool);

@@ -24,6 +24,8 @@
 
 import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
 import { createThreadRunner } from "./thread-runner.js";
+import { declaredSharedMaximum } from "./wasm-memory.js";
+import { MEMORY_IMPORT_MODULE, guestMemoryCounter, memoryGrowthImports } from "../wasm/memory-counter.js";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -411,6 +413,11 @@ export function createWasiThreadWorkerRuntime({
     wasi: { "thread-spawn": typeof threadSpawn === "function" ? threadSpawn : () => -1 },
   };
   imports[memoryImport.module] = { ...imports[memoryImport.module], [memoryImport.name]: memory };
+  // A guest rewritten by compileWasiThreadGuest's memory pass: its
+  // memory.size/memory.grow over the counter of this reserved memory
+  // (lib/wasm/memory-counter.js; the host registered it, or it is reserved here).
+  const memoryPages = guestMemoryCounter(wasmModule, memory, declaredSharedMaximum(wasmModule));
+  if (memoryPages) imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(memoryPages);
 
   const extras = resolveExtraImports(extraImports, {
     memory,

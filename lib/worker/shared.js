@@ -2,15 +2,17 @@
 // lib/wasiThreadBrowserWorker.mjs for browsers): loading the runtime (ours, or
 // the one a host's runtimeModule option names), choosing its extraImports
 // resolver, making the runtime and the instance policy's runner, and running
-// one guest thread. Browser-safe: it imports only lib/worker/runtime.js.
+// one guest thread. Browser-safe: it imports only lib/worker/runtime.js and
+// lib/wasm/memory-counter.js.
 //
 // The room: lib/worker/ owns what runs in a pool worker: the Node worker (node.js), what it shares
 // with the browser worker (lib/wasiThreadBrowserWorker.mjs), the per-thread runtime and the Liftoff
-// guard. It may import lib/pool/; only its Node-only files (node.js, liftoff.js, write-sync.js)
+// guard. It may import lib/pool/ and lib/wasm/; only its Node-only files (node.js, liftoff.js, write-sync.js)
 // import node: modules or lib/native/.
 
 import * as ownRuntime from "./runtime.js";
 import { createRunThread, startThreadRunner } from "./thread-runner.js";
+import { MEMORY_IMPORT_MODULE, memoryCounterOf, memoryGrowthImports } from "../wasm/memory-counter.js";
 
 // The runtime API: this package's, or the module named by runtimeModule
 // (space-data-module-sdk's, for SDK-specific extraImports and hostcalls),
@@ -63,7 +65,14 @@ export function startRuntime({
       }
       const all = { ...options, extraImports: resolved };
       if (own) Object.assign(all, ownOptions, { freshInstances });
-      return runtimeApi.createWasiThreadWorkerRuntime(all);
+      const runtime = await runtimeApi.createWasiThreadWorkerRuntime(all);
+      // A plugged runtime knows nothing of the memory pass: its import
+      // object gets the counter's functions (lib/wasm/memory-counter.js).
+      const pages = memoryCounterOf(options.memory);
+      if (pages && runtime?.imports && !runtime.imports[MEMORY_IMPORT_MODULE]) {
+        runtime.imports[MEMORY_IMPORT_MODULE] = memoryGrowthImports(pages);
+      }
+      return runtime;
     },
     { freshInstances },
   );

@@ -6,6 +6,8 @@
 // (pages), or throws a TypeError that says why the program cannot run with a
 // memory shared between threads.
 
+import { Reader as WasmReader } from "../wasm/reader.js";
+
 const SECTION_TYPE = 1;
 const SECTION_IMPORT = 2;
 const SECTION_MEMORY = 5;
@@ -15,44 +17,13 @@ const KIND_MEMORY = 2;
 const KIND_GLOBAL = 3;
 const KIND_TAG = 4;
 
-class Reader {
-  constructor(bytes) {
-    this.bytes = bytes;
-    this.pos = 0;
-  }
-
-  byte() {
-    if (this.pos >= this.bytes.length) throw new TypeError("wasm binary is truncated.");
-    return this.bytes[this.pos++];
-  }
-
-  // Unsigned LEB128, up to 64 bits (the value as a Number; limits fit).
-  u() {
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      const b = this.byte();
-      result += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) return result;
-      scale *= 128;
-    }
-    throw new TypeError("wasm binary has a malformed LEB128 number.");
-  }
-
-  name() {
-    const length = this.u();
-    const end = this.pos + length;
-    if (end > this.bytes.length) throw new TypeError("wasm binary is truncated.");
-    const text = new TextDecoder().decode(this.bytes.subarray(this.pos, end));
-    this.pos = end;
-    return text;
-  }
-
+// The byte reader of lib/wasm/reader.js, with what this file reads on top.
+class Reader extends WasmReader {
   // Limits of a memory or table type: flags, min, max when flagged.
   limits() {
     const flags = this.byte();
-    const initial = this.u();
-    const maximum = flags & 1 ? this.u() : null;
+    const initial = this.u(64);
+    const maximum = flags & 1 ? this.u(64) : null;
     return { flags, initial, maximum, shared: (flags & 2) !== 0, memory64: (flags & 4) !== 0 };
   }
 
@@ -184,6 +155,17 @@ export function declarationsOf(wasm) {
     );
   }
   return readMemoryDeclarations(wasm);
+}
+
+// The most pages a guest's shared memory may have, as its module declares
+// it (known for the bytes, or a module compileWasiThreadGuest compiled);
+// wasm32's most (65536) when it cannot be known.
+export function declaredSharedMaximum(wasm) {
+  try {
+    return declarationsOf(wasm).imports.find((m) => m.shared)?.maximum ?? 65536;
+  } catch {
+    return 65536;
+  }
 }
 
 // The memory of a plain (single-threaded) WASI program: {initial, maximum}

@@ -1,0 +1,77 @@
+// Which guests get the memory pass (lib/wasm/memory-pass.js, issue 26), for
+// compileWasiThreadGuest (lib/worker/liftoff.js) and the runner
+// (lib/program/setup.js): every wasi-threads guest (it imports a shared
+// memory) whose code has memory.grow or memory.size, unless
+// WASI_THREAD_POOL_RESERVE_MEMORY=0 or the caller's option says no. The
+// hazard it removes exists on every platform (bulk memory operations) and on
+// every access where V8 has no trap handler (linux-arm64): docs/runtime.md
+// "Memory growth across threads". Results are cached per module's bytes.
+//
+//   growthRemedyWanted(env) -> boolean
+//   rewriteGuestMemory(bytes, {reserveMemory}) -> {bytes, rewritten}
+
+import { rewriteMemoryGrowth } from "../wasm/memory-pass.js";
+import { readMemoryDeclarations } from "./wasm-memory.js";
+
+export const RESERVE_ENV = "WASI_THREAD_POOL_RESERVE_MEMORY";
+
+export function growthRemedyWanted(env = typeof process === "object" ? process.env : {}) {
+  const value = env[RESERVE_ENV];
+  if (value === undefined || value === "" || value === "1") return true;
+  if (value === "0") return false;
+  throw new RangeError(`${RESERVE_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+}
+
+// The last few modules looked at: {hash, source (a copy), bytes (rewritten
+// or null)}; found by a hash, confirmed by comparing the bytes.
+const CACHE_SIZE = 4;
+const cache = [];
+
+function hashOf(bytes) {
+  let h = 0x811c9dc5;
+  // Every 8th byte and the length: cheap on a module of several MB; a hit
+  // is confirmed byte by byte.
+  for (let i = 0; i < bytes.length; i += 8) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return (h ^ bytes.length) >>> 0;
+}
+
+function sameBytes(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function isThreadedGuest(bytes) {
+  try {
+    return readMemoryDeclarations(bytes).imports.some((m) => m.shared);
+  } catch {
+    return false; // not readable here: WebAssembly.compile will say why
+  }
+}
+
+function rewriteUncached(bytes) {
+  if (!isThreadedGuest(bytes)) return { bytes, rewritten: false };
+  try {
+    return rewriteMemoryGrowth(bytes);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    // An encoding the decoder does not know (or a broken module, which the
+    // compile reports): compiled as it is, with the hazard.
+    process.emitWarning(`The memory pass could not read this module (${error.message}); it runs without it.`, {
+      type: "WasiThreadMemoryWarning",
+      code: "WASI_THREAD_MEMORY_PASS",
+    });
+    return { bytes, rewritten: false };
+  }
+}
+
+export function rewriteGuestMemory(bytes, { reserveMemory } = {}) {
+  if (reserveMemory === false || (reserveMemory === undefined && !growthRemedyWanted())) return { bytes, rewritten: false };
+  const hash = hashOf(bytes);
+  const hit = cache.find((e) => e.hash === hash && sameBytes(e.source, bytes));
+  if (hit) return hit.bytes ? { bytes: hit.bytes, rewritten: true } : { bytes, rewritten: false };
+  const result = rewriteUncached(bytes);
+  cache.unshift({ hash, source: bytes.slice(), bytes: result.rewritten ? result.bytes : null });
+  cache.length = Math.min(cache.length, CACHE_SIZE);
+  return result;
+}
