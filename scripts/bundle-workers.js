@@ -29,6 +29,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export const WORKER_BUNDLES = [
   { entry: WORKER_ENTRIES.program.source, outfile: WORKER_ENTRIES.program.built, dynamicImports: false },
   { entry: WORKER_ENTRIES.host.source, outfile: WORKER_ENTRIES.host.built, dynamicImports: true },
+  // Not a worker: the CLI's main thread (bin/wasi-thread-pool.js requires it), built the same way
+  // for the same reason (its start-up). lib/program/process.js's dynamic import of its fallback
+  // (run.js) is bundled; the fallback's import("node:net") stays one.
+  { entry: WORKER_ENTRIES.cli.source, outfile: WORKER_ENTRIES.cli.built, dynamicImports: true },
 ];
 
 // import.meta.url in the built file is its entry's source URL, so that the

@@ -62,6 +62,7 @@ const ALLOWED = [
   /^scripts\/install\.js$/,
   /^lib\/(?:(?:pool|native|host|worker|program|wasm)\/)?[^/]+\.(?:js|mjs|cjs)$/,
   /^bin\/[^/]+\.js$/,
+  /^bin\/package\.json$/, // bin/ is CommonJS (the CLI's start-up)
   /^dist\/[^/]+\.(?:mjs|cjs)$/, // the built workers (browser; the Node pool workers, scripts/bundle-workers.js)
   /^src\/(?:core|os|node|wasi)\/[^/]+\.[ch]$/, // the C rooms: the core, the OS waits, the WASI, the Node-API glue
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
@@ -89,6 +90,10 @@ const REQUIRED = [
   "lib/program/cli.js",
   "lib/program/link.js",
   "bin/wasi-thread-pool.js",
+  "bin/package.json",
+  "dist/cli-main.cjs",
+  "lib/program/cli-main.js",
+  "lib/wasm/liftoff-pass.js",
   "src/node/binding.c",
   "types/index.d.ts",
   "types/pool.d.ts",

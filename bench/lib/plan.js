@@ -17,6 +17,7 @@
 import { runnerScenarios } from "./runner-plan.js";
 import { threadStartScenarios } from "../thread-start.js";
 import { memoryGrowthScenarios } from "./memory-growth-plan.js";
+import { programCostScenarios } from "./program-costs-plan.js";
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
 // skips the variants marked skipInQuick, to keep the child processes few.
@@ -722,6 +723,8 @@ export function buildPlan({ quick }) {
   plan.push(...runnerScenarios(Q));
   plan.push(...threadStartScenarios(Q));
   plan.push(...memoryGrowthScenarios(Q));
+  // Group 13, a real program's fixed costs (issue 29): a block of its own.
+  plan.push(...programCostScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runnerTargets } from "./runner-plan.js";
 import { groupLoad, groupLoadText } from "./load.js";
+import { programCostTargets } from "./program-costs-plan.js";
 
 // ---------------------------------------------------------------------------
 // Lookup helpers over the aggregated results.
@@ -338,6 +339,8 @@ export function evaluateTargets(results) {
     fr,
     f1,
   });
+  // --- Group 12, a real program's fixed costs (issue 29): bench/lib/program-costs-plan.js.
+  programCostTargets(add, { figure: (id, variant, metric) => figure(results, id, variant, metric), fr, f1 });
   return out;
 }
 

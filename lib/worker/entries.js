@@ -20,6 +20,9 @@ export const WORKER_ENTRIES = {
   host: { source: "lib/worker/node.js", built: "dist/node-worker.cjs" },
   // The program runner's worker (lib/program/pool.js).
   program: { source: "lib/program/pool-worker.js", built: "dist/pool-worker.cjs" },
+  // Not a worker: the CLI's main thread, built the same way for its start-up
+  // (bin/wasi-thread-pool.js, CommonJS, names these two paths itself).
+  cli: { source: "lib/program/cli-main.js", built: "dist/cli-main.cjs" },
 };
 
 const chosen = new Map(); // name -> URL, decided once per thread

@@ -1,26 +1,41 @@
 // Protection from the Node 20 Liftoff hazard (docs/runtime.md, FINDINGS).
 //
-// V8 11.3 (Node 20) has a bug in Liftoff, its baseline wasm compiler: in a
-// function with two i32 params, after memory.atomic.wait32/wait64 returns at
-// once ("not-equal"), reading the second param yields 0. A wasi-threads guest
-// hits exactly this in its join loop (wait on the thread's tid word, which has
-// usually changed already) and loses a local: seen as a join that spawns
-// endlessly, intermittently once TurboFan tiers the function up.
+// V8 11.3 (Node 20) has a bug in Liftoff, its baseline wasm compiler: after
+// memory.atomic.wait32/wait64 returns at once ("not-equal"), values the
+// waiting function keeps in registers read back wrong (its second i32 param
+// reads 0; other params, locals and operand-stack values too). A
+// wasi-threads guest hits exactly this in its join loop (wait on the
+// thread's tid word, which has usually changed already) and loses a local:
+// seen as a join that spawns endlessly, intermittently once TurboFan tiers
+// the function up.
 //
-// The cure is compiling without Liftoff: v8.setFlagsFromString("--no-liftoff")
-// before the guest is compiled (NODE_OPTIONS refuses the flag). The flag is
-// process-wide and only affects later compilations: a WebAssembly.Module
-// compiled before it keeps its Liftoff code, even when posted to a worker
-// (workers share the compiled code). So:
-//   - protectFromLiftoffHazard() applies the flag if, and only if, this engine
-//     shows the bug (a tiny probe module, below);
-//   - compileWasiThreadGuest(bytes) protects first, then compiles;
+// Two cures, the first preferred:
+//   - the module rewritten (lib/wasm/liftoff-pass.js): every wait becomes a
+//     call of an appended function that does only the wait, and nothing is
+//     live in a register across a call. Liftoff and V8's dynamic tiering
+//     stay on; no flag is set. A module without any wait needs nothing.
+//   - compiling without Liftoff: v8.setFlagsFromString("--no-liftoff")
+//     before the guest is compiled (NODE_OPTIONS refuses the flag), for a
+//     module the pass cannot read or whose rewrite does not compile. The
+//     flag is process-wide and only affects later compilations: a
+//     WebAssembly.Module compiled before it keeps its Liftoff code, even
+//     when posted to a worker (workers share the compiled code). Any flag
+//     set at run time also costs every later worker Node's built-in code
+//     cache (its flag hash changes): tens of ms per worker.
+// So:
+//   - liftoffHazardAffected() probes this engine (a tiny module, below);
+//   - compileWasiThreadGuest(bytes) rewrites (or protects) on an affected
+//     engine, then compiles;
+//   - protectFromLiftoffHazard() applies the flag if, and only if, this
+//     engine shows the bug (for users who compile guests themselves);
 //   - noteGuestModule(module) warns once when a module that reached a thread
-//     host may predate the protection on an affected engine.
+//     host was compiled neither by compileWasiThreadGuest nor after a
+//     protection, on an affected engine.
 //
 // Node-only (node:v8); the browser worker chain never imports this file.
 
 import { noteCompiledModule } from "./wasm-memory.js";
+import { rewriteAtomicWaits } from "../wasm/liftoff-pass.js";
 import { rewriteGuestMemory } from "./guest-memory.js";
 import v8 from "node:v8";
 
@@ -61,9 +76,11 @@ const safeModules = new WeakSet(); // compiled by compileWasiThreadGuest
 
 // The raw probe: true when this engine, as currently configured, loses the
 // param. Exported for tests; use liftoffHazardAffected() for the cached one.
-export function probeLiftoffHazard() {
+// transform(bytes) -> bytes: the probe module as given to the engine (the
+// tests prove the rewrite with it); the probe's own bytes by default.
+export function probeLiftoffHazard(transform = (bytes) => bytes) {
   try {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(PROBE_BYTES));
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(transform(PROBE_BYTES)));
     // Two different values: a bug that returned the first param instead of 0
     // would be caught as well.
     return instance.exports.probe(0, PROBE_VALUE) !== PROBE_VALUE || instance.exports.probe(0, 7) !== 7;
@@ -129,30 +146,63 @@ function guestBytes(source, options) {
   return rewriteGuestMemory(bytesOf(source), options ?? {}).bytes;
 }
 
-function protectedBytes(source) {
-  const bytes = bytesOf(source);
-  if (!protectFromLiftoffHazard() || !affected) return bytes;
+function taggedBytes(bytes) {
   const tagged = new Uint8Array(bytes.length + CACHE_TAG.length);
   tagged.set(bytes, 0);
   tagged.set(CACHE_TAG, bytes.length);
   return tagged;
 }
 
-// Compiles a wasi-threads guest safely: protects first, then compiles. A
-// guest whose memory grows gets the memory pass first (issue 26,
-// lib/worker/guest-memory.js; options.reserveMemory: false skips it).
-export async function compileWasiThreadGuest(bytes, options) {
-  const module = await WebAssembly.compile(protectedBytes(guestBytes(bytes, options)));
+// The bytes to compile, and how they were made safe: "engine" (not
+// affected), "rewritten" (the pass replaced its waits, or it has none), or
+// "flag" (--no-liftoff applied: the pass could not read the module, or
+// `flag` asked for it because the rewrite did not compile).
+function safeBytes(source, flag = false) {
+  const bytes = bytesOf(source);
+  if (!liftoffHazardAffected()) return { bytes, how: "engine" };
+  if (!flag) {
+    try {
+      return { bytes: rewriteAtomicWaits(bytes).bytes, how: "rewritten" };
+    } catch {
+      // a binary the decoder does not read: the flag below
+    }
+  }
+  if (!protectFromLiftoffHazard()) return { bytes, how: "flag" };
+  return { bytes: taggedBytes(bytes), how: "flag" };
+}
+
+function compiled(module, bytes) {
   safeModules.add(module);
   noteCompiledModule(module, bytes);
   return module;
 }
 
+// Compiles a wasi-threads guest safely: a guest whose memory grows gets the
+// memory pass first (issue 26, lib/worker/guest-memory.js;
+// options.reserveMemory: false skips it); then, on an affected engine, the
+// Liftoff pass (or the protection); then the compile. A Liftoff rewrite that
+// does not compile (a memory64 module) is compiled again the flag's way, so
+// that a module's own error is reported as it is.
+export async function compileWasiThreadGuest(bytes, options) {
+  const source = guestBytes(bytes, options);
+  const safe = safeBytes(source);
+  try {
+    return compiled(await WebAssembly.compile(safe.bytes), bytes);
+  } catch (error) {
+    if (safe.how !== "rewritten") throw error;
+  }
+  return compiled(await WebAssembly.compile(safeBytes(source, true).bytes), bytes);
+}
+
 export function compileWasiThreadGuestSync(bytes, options) {
-  const module = new WebAssembly.Module(protectedBytes(guestBytes(bytes, options)));
-  safeModules.add(module);
-  noteCompiledModule(module, bytes);
-  return module;
+  const source = guestBytes(bytes, options);
+  const safe = safeBytes(source);
+  try {
+    return compiled(new WebAssembly.Module(safe.bytes), bytes);
+  } catch (error) {
+    if (safe.how !== "rewritten") throw error;
+  }
+  return compiled(new WebAssembly.Module(safeBytes(source, true).bytes), bytes);
 }
 
 // Called by the thread host with the guest module it was given. On an
