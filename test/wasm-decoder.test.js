@@ -12,7 +12,7 @@ import { describe, test } from "node:test";
 import { readInstructions, readSections, transformModule } from "../lib/wasm/module.js";
 import { OP } from "../lib/wasm/instructions.js";
 import { encodeS, encodeU, Reader } from "../lib/wasm/reader.js";
-import { watToBytesWith } from "./support/wasm-features.js";
+import { ALL_FEATURES, watToBytesWith } from "./support/wasm-features.js";
 import { SHARED, buildWasiPrograms, PROGRAMS_DIR } from "./support/wasi-programs.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -71,15 +71,7 @@ const FEATURE_WAT = `(module
         (i32.add (call $caught) (i32.add (call $vec) (call $bulk)))))))
   (start $init))`.replace("(call_ref $pair? 0)", "(call $twice (i32.const 5))");
 
-const FEATURES = {
-  threads: true,
-  exceptions: true,
-  simd: true,
-  tail_call: true,
-  multi_value: true,
-  bulk_memory: true,
-  reference_types: true,
-};
+const FEATURES = ALL_FEATURES;
 
 async function featureModule() {
   return watToBytesWith(FEATURE_WAT, FEATURES, { names: true });

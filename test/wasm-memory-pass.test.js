@@ -14,17 +14,9 @@ import { describe, test } from "node:test";
 import { rewriteMemoryGrowth } from "../lib/wasm/memory-pass.js";
 import { transformModule } from "../lib/wasm/module.js";
 import { MEMORY_IMPORT_MODULE, createMemoryCounter, memoryGrowthImports } from "../lib/wasm/memory-counter.js";
-import { watToBytesWith } from "./support/wasm-features.js";
+import { ALL_FEATURES, watToBytesWith } from "./support/wasm-features.js";
 
-const FEATURES = {
-  threads: true,
-  exceptions: true,
-  simd: true,
-  tail_call: true,
-  multi_value: true,
-  bulk_memory: true,
-  reference_types: true,
-};
+const FEATURES = ALL_FEATURES;
 const MODULES = Number(process.env.FUZZ_MODULES ?? 120);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const INITIAL = 1;

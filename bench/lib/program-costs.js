@@ -42,7 +42,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REAL_GUESTS } from "./real-guests.js";
+import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(repoDir, "bin", "wasi-thread-pool.js");
@@ -89,13 +89,7 @@ function buildPool() {
       execFileSync("gcc", ["-O2", "-pthread", src, "-o", native], { stdio: "pipe" });
     }
   } catch (error) {
-    return {
-      skip: `build failed: ${
-        String(error.stderr ?? error.message)
-          .trim()
-          .split("\n")[0]
-      }`,
-    };
+    return buildFailedSkip(error);
   }
   return { wasm, native };
 }

@@ -15,6 +15,14 @@ const SYSROOT = process.env.WASI_THREADS_SYSROOT || resolve(repoDir, "..", "shar
 const ZIG = process.env.ZIG || join(repoDir, "node_modules", "@ryoppippi", "zig-linux-x64", "zig");
 
 // The build commands (bench/analysis.md quotes them).
+// A row's skip for a failed build: the first line of what the tool said.
+export function buildFailedSkip(error) {
+  const said = String(error.stderr ?? error.message)
+    .trim()
+    .split("\n")[0];
+  return { skip: `build failed: ${said}` };
+}
+
 export const REAL_GUESTS = {
   pthread: {
     source: "bench/guest/pthread-waves.c",
@@ -70,13 +78,7 @@ export function buildRealGuest(name) {
   try {
     execFileSync(guest.tool, guest.args(src, out), { stdio: "pipe" });
   } catch (error) {
-    return {
-      skip: `build failed: ${
-        String(error.stderr ?? error.message)
-          .trim()
-          .split("\n")[0]
-      }`,
-    };
+    return buildFailedSkip(error);
   }
   return { path: out };
 }

@@ -4,6 +4,17 @@
 
 import wabtInit from "wabt";
 
+// Every feature the decoder's tests generate modules with.
+export const ALL_FEATURES = {
+  threads: true,
+  exceptions: true,
+  simd: true,
+  tail_call: true,
+  multi_value: true,
+  bulk_memory: true,
+  reference_types: true,
+};
+
 let wabtPromise = null;
 
 export async function watToBytesWith(source, features, { names = false, filename = "module.wat" } = {}) {
