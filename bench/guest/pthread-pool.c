@@ -13,15 +13,17 @@
 #include <stdlib.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready = PTHREAD_COND_INITIALIZER; // a task queued, or the end
-static pthread_cond_t drained = PTHREAD_COND_INITIALIZER; // every task done
+static pthread_cond_t ready =
+    PTHREAD_COND_INITIALIZER;  // a task queued, or the end
+static pthread_cond_t drained = PTHREAD_COND_INITIALIZER;  // every task done
 static int next_task, queued, done, stopping;
 static int work;
 static uint64_t checksum;
 
 static uint64_t run_task(int task) {
   uint64_t x = (uint64_t)task * 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < work; i++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  for (int i = 0; i < work; i++)
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
   return x >> 17;
 }
 
@@ -61,6 +63,7 @@ int main(int argc, char **argv) {
   pthread_cond_broadcast(&ready);
   pthread_mutex_unlock(&lock);
   for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
-  printf("tasks %d threads %d checksum %llu\n", tasks, threads, (unsigned long long)checksum);
+  printf("tasks %d threads %d checksum %llu\n", tasks, threads,
+         (unsigned long long)checksum);
   return 0;
 }

@@ -25,11 +25,11 @@
 #define THREADS 4
 #define BLOCKS 12
 
-static _Atomic int filling;            /* round the filler has started */
-static unsigned char *fresh;          /* the newest grown pages */
-static _Atomic int published;          /* the round fresh belongs to */
-static _Atomic int checked;            /* rounds the filler has checked */
-static unsigned char *block;           /* the filler's own block */
+static _Atomic int filling;   /* round the filler has started */
+static unsigned char *fresh;  /* the newest grown pages */
+static _Atomic int published; /* the round fresh belongs to */
+static _Atomic int checked;   /* rounds the filler has checked */
+static unsigned char *block;  /* the filler's own block */
 static long grow_bad;
 
 static void wait_while(_Atomic int *word, int value) {

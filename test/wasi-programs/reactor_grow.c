@@ -35,7 +35,8 @@ __attribute__((export_name("run"))) int run(void) {
   pthread_t t[THREADS];
   for (int i = 0; i < THREADS; i++) {
     bad[i] = 0;
-    if (pthread_create(&t[i], NULL, allocator, (void *)(intptr_t)i) != 0) return -1;
+    if (pthread_create(&t[i], NULL, allocator, (void *)(intptr_t)i) != 0)
+      return -1;
   }
   long total = 0;
   for (int i = 0; i < THREADS; i++) {
