@@ -6,6 +6,7 @@
 //   /                   the page (page.html)
 //   /page.js            the page script: starts an owner worker per run
 //   /owner.js           the owner (module Worker): host + the guest's main thread
+//   /growth-owner.js    the owner of test/browser-memory-growth.test.js's runs
 //   /wave-abi.js        test/support/wave-abi.js (the guest's ABI)
 //   /thread-wave.wasm   guest/out/thread-wave.wasm
 //   /lib/<file>.js|mjs  this package's lib/ as a directory (the host and, in
@@ -66,6 +67,7 @@ async function resolve(pathname) {
     "/": join(HERE, "page.html"),
     "/page.js": join(HERE, "page.js"),
     "/owner.js": join(HERE, "owner.js"),
+    "/growth-owner.js": join(HERE, "growth-owner.js"),
     "/wave-abi.js": join(ROOT, "test/support/wave-abi.js"),
     "/thread-wave.wasm": join(ROOT, "guest/out/thread-wave.wasm"),
   };
