@@ -9,7 +9,9 @@
 //
 // Messages:
 //   {t:"probe", wasmModule, memory, hostcallChannel, processState,
-//    extraImports, workerIndex, pool, slot, runtimeModule?, freshInstances?}
+//    extraImports, workerIndex, pool, slot, runtimeModule?, freshInstances?,
+//    memoryPages?}  (memoryPages: the memory pass's page counter, registered
+//    for the memory before the runtime is made; lib/wasm/memory-counter.js)
 //      -> {t:"ready", ok:true, protocol:2}, then (with a pool) the worker
 //         serves its slot inside this very handler, blocked in Atomics.wait,
 //         until the slot is retired; it handles no later message.
@@ -23,6 +25,7 @@ import { WASI_THREAD_POOL_PROTOCOL } from "./pool/layout.js";
 import { bindWasiThreadPool } from "./pool/internal.js";
 import { checkSlot } from "./pool/validate.js";
 import { createRunThread, startRuntime } from "./worker/shared.js";
+import { registerMemoryCounter } from "./wasm/memory-counter.js";
 
 const scope = globalThis;
 // The last trap, {tid, error}: reported once the slot is retired.
@@ -47,6 +50,7 @@ async function probe(msg) {
     // browser pool is fixed), no message dispatch.
     // The one check of the pool (lib/pool/internal.js).
     if (pool) poolOps = bindWasiThreadPool(pool);
+    if (msg.memoryPages && msg.memory) registerMemoryCounter(msg.memory, msg.memoryPages);
     const spawn = poolOps ? poolOps.createSpawn() : null;
     const { runner } = await startRuntime({
       runtimeModule: msg.runtimeModule,

@@ -11,6 +11,8 @@ import { WASI_THREAD_POOL_PROTOCOL, WASI_THREAD_POOL_SLOT } from "../pool/layout
 import { createSpawnLedger, reportGuestError } from "./ledger.js";
 import { DECLINE } from "../pool/reasons.js";
 import { WasiThreadWorkerUnreachableError, resolveBrowserWorkerUrl } from "./worker-url.js";
+import { guestMemoryCounter } from "../wasm/memory-counter.js";
+import { declaredSharedMaximum } from "../worker/wasm-memory.js";
 
 export const BROWSER_POOL_PROBE_TIMEOUT_MS = 1500;
 
@@ -65,7 +67,7 @@ function constructWorkers(count, workerUrl, browserWorkerType) {
   return created;
 }
 
-function probeMessage(opts, pool, slot) {
+function probeMessage(opts, pool, slot, memoryPages) {
   const message = {
     t: "probe",
     wasmModule: opts.wasmModule,
@@ -81,6 +83,10 @@ function probeMessage(opts, pool, slot) {
   if (opts.runtimeModule !== undefined) message.runtimeModule = opts.runtimeModule;
   // Ours too: only when set, so the probe of the default is the SDK's shape.
   if (opts.freshInstances === true) message.freshInstances = true;
+  // Ours: the page counter of a guest rewritten by the memory pass
+  // (docs/api.md, "Memory growth"), only then; every worker registers it
+  // for the memory, so that all instances share one guest size.
+  if (memoryPages) message.memoryPages = memoryPages;
   return message;
 }
 
@@ -156,6 +162,10 @@ export async function createBrowserHost(opts) {
   if (armed && poolSize === 0) disabledReason = DECLINE.POOL_EMPTY;
 
   if (poolSize > 0) {
+    // A guest rewritten by compileWasiThreadGuest's memory pass: its memory
+    // is grown to its maximum now, once (as on Node, lib/host/node.js), and
+    // its size kept in this counter, which the probe gives every worker.
+    const memoryPages = guestMemoryCounter(opts.wasmModule, opts.memory, declaredSharedMaximum(opts.wasmModule));
     const workerUrl = resolveBrowserWorkerUrl(opts);
     slotWorkers = constructWorkers(poolSize, workerUrl, opts.browserWorkerType);
     pool = createWasiThreadPool({
@@ -166,7 +176,7 @@ export async function createBrowserHost(opts) {
     poolOps = bindWasiThreadPool(pool);
     poolOps.openSlots(slotWorkers.length);
 
-    const result = await probeWorkers(opts, pool, slotWorkers, explicit, {
+    const result = await probeWorkers(opts, pool, slotWorkers, explicit, memoryPages, {
       onMessage: onWorkerMessage,
       onError: onWorkerError,
     });
@@ -243,7 +253,7 @@ export async function createBrowserHost(opts) {
 // an explicit pool waits for every worker and keeps the ready ones. Only a
 // worker that errors before it ever spoke is "unreachable": its script (or
 // an import of it) could not be loaded, which no fallback can fix.
-function probeWorkers(opts, pool, workers, explicit, after) {
+function probeWorkers(opts, pool, workers, explicit, memoryPages, after) {
   const timeoutMs =
     Number.isFinite(opts.probeTimeoutMs) && opts.probeTimeoutMs > 0 ? opts.probeTimeoutMs : BROWSER_POOL_PROBE_TIMEOUT_MS;
   const readyWorkers = new Set();
@@ -311,7 +321,7 @@ function probeWorkers(opts, pool, workers, explicit, after) {
       worker.onmessage = (event) => onMessage(worker, event?.data);
       worker.onerror = (event) => onError(worker, event);
       try {
-        worker.postMessage(probeMessage(opts, pool, slot));
+        worker.postMessage(probeMessage(opts, pool, slot, memoryPages));
       } catch (error) {
         // Not in the SDK's description: a probe that cannot even be posted
         // (say, a DataCloneError) is a worker that cannot arm, a soft failure.

@@ -57,10 +57,13 @@ function rewriteUncached(bytes) {
     if (!(error instanceof TypeError)) throw error;
     // An encoding the decoder does not know (or a broken module, which the
     // compile reports): compiled as it is, with the hazard.
-    process.emitWarning(`The memory pass could not read this module (${error.message}); it runs without it.`, {
-      type: "WasiThreadMemoryWarning",
-      code: "WASI_THREAD_MEMORY_PASS",
-    });
+    const message = `The memory pass could not read this module (${error.message}); it runs without it.`;
+    // process.emitWarning on Node; a browser (no process) gets console.warn.
+    if (typeof process === "object" && typeof process.emitWarning === "function") {
+      process.emitWarning(message, { type: "WasiThreadMemoryWarning", code: "WASI_THREAD_MEMORY_PASS" });
+    } else {
+      console.warn(`[wasi-thread] ${message}`);
+    }
     return { bytes, rewritten: false };
   }
 }
