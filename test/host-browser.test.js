@@ -11,6 +11,7 @@ import { captureConsoleError, delay, importBrowserHost, installBrowserGlobals, s
 import { MockWorker } from "./support/mock-worker.js";
 import { FLAG_MESSAGE_DISPATCH, H_SLOTS, S_ARG, S_FLAGS, WASI_THREAD_POOL_SLOT, slotBase } from "../lib/pool/layout.js";
 import { createWasiThreadPoolSpawn, wasiThreadPoolSlotState, wasiThreadPoolLastTid } from "../lib/pool.browser.js";
+import { compileWasiThreadGuest } from "../lib/worker/liftoff.browser.js";
 
 const { PENDING, IDLE, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
 
@@ -398,6 +399,44 @@ test("probe: hostcallChannel, extraImports and runtimeModule are passed through"
   assert.equal(probe.hostcallChannel, hostcallChannel);
   assert.equal(probe.extraImports, extraImports);
   assert.equal(probe.runtimeModule, "https://app.test/runtime.js");
+  await threads.terminateAll();
+});
+
+// A guest whose memory grows, compiled by the browser's compileWasiThreadGuest
+// (the memory pass rewrites its memory.grow; issue 26).
+// (module (import "env" "memory" (memory 1 8 shared))
+//   (func (export "g") (result i32) (memory.grow (i32.const 1))))
+// prettier-ignore
+const GROWING_GUEST = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, // type: () -> i32
+  0x02, 0x10, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x03, 0x01, 0x08, // env.memory shared 1..8
+  0x03, 0x02, 0x01, 0x00, // function 0 has type 0
+  0x07, 0x05, 0x01, 0x01, 0x67, 0x00, 0x00, // export "g"
+  0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x01, 0x40, 0x00, 0x0b, // memory.grow (i32.const 1)
+]);
+
+test("probe: a rewritten guest's memory is grown to its maximum once, every probe has its counter", async (t) => {
+  browser(t);
+  const wasmModule = await compileWasiThreadGuest(GROWING_GUEST);
+  assert.ok(WebAssembly.Module.imports(wasmModule).some((i) => i.module === "wasi-thread-pool"));
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 8, shared: true });
+  const threads = await spawnHost({ wasmModule, memory });
+  assert.equal(memory.buffer.byteLength, 8 * 65536);
+  const counter = workers()[0].probe.memoryPages;
+  assert.ok(counter instanceof Int32Array && counter.buffer instanceof SharedArrayBuffer);
+  assert.deepEqual(Array.from(counter), [1, 8]); // the guest's size, its maximum
+  for (const worker of workers()) assert.equal(worker.probe.memoryPages, counter);
+  await threads.terminateAll();
+});
+
+test("probe: reserveMemory false (or a module not rewritten) leaves the memory alone, no counter", async (t) => {
+  browser(t);
+  const wasmModule = await compileWasiThreadGuest(GROWING_GUEST, { reserveMemory: false });
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 8, shared: true });
+  const threads = await spawnHost({ wasmModule, memory });
+  assert.equal(memory.buffer.byteLength, 65536);
+  for (const worker of workers()) assert.equal("memoryPages" in worker.probe, false);
   await threads.terminateAll();
 });
 
