@@ -4,7 +4,8 @@
 // memory.fill, and the filler then fills the new pages at once) compiled by
 // the browser's compileWasiThreadGuest, hosted by the browser branch of
 // createWasiThreadSpawn (lib/host/browser.js, worker chain
-// lib/wasiThreadBrowserWorker.mjs served as a directory), its main instance
+// lib/wasiThreadBrowserWorker.mjs served as a directory, and the bundle
+// dist/wasiThreadBrowserWorker.mjs when it was built), its main instance
 // from createWasiThreadWorkerRuntime, in an owner module Worker
 // (test/browser/growth-owner.js) on the page of test/browser/server.js.
 // V8 checks memory.fill against a per-thread copy of the memory's size, so
@@ -19,7 +20,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import wabtInit from "wabt";
 
-import { startWaveServer } from "./browser/server.js";
+import { BUNDLED_WORKER_PATH, startWaveServer } from "./browser/server.js";
 
 const CI = process.env.CI === "true";
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
@@ -102,18 +103,22 @@ describe("memory growth across threads in headless Chromium", { skip, timeout: 6
     await env?.server.close();
   });
 
-  const config = () => ({
+  const config = (mode = "directory") => ({
     bytes,
     initial: INITIAL,
     maximum: MAXIMUM,
     poolSize: 1,
     probeTimeoutMs: 15000,
-    workerBaseUrl: `${env.server.origin}/lib/`,
+    ...(mode === "bundle"
+      ? { workerUrl: `${env.server.origin}/dist/wasiThreadBrowserWorker.mjs` }
+      : { workerBaseUrl: `${env.server.origin}/lib/` }),
   });
+  // The bundle too, when `npm run build:browser-worker` made it (the suite does).
+  const modes = existsSync(BUNDLED_WORKER_PATH) ? ["directory", "bundle"] : ["directory"];
 
-  test(`compileWasiThreadGuest's guest: the filler never traps (${RUNS} runs)`, async () => {
-    for (let i = 0; i < RUNS; i++) {
-      const { answer, logs } = await runOwner(config());
+  test(`compileWasiThreadGuest's guest: the filler never traps (${RUNS} runs, worker chain: ${modes.join(", ")})`, async () => {
+    for (let i = 0; i < RUNS * modes.length; i++) {
+      const { answer, logs } = await runOwner(config(modes[i % modes.length]));
       const context = `run ${i + 1}: ${JSON.stringify(answer)}\nconsole:\n${logs.join("\n")}`;
       assert.equal(answer.ok, true, context);
       assert.equal(answer.report.armed, 1, context);

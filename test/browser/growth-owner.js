@@ -5,7 +5,7 @@
 // createWasiThreadWorkerRuntime, calls run() and reports.
 //
 // config: {bytes (numbers), initial, maximum, poolSize, probeTimeoutMs,
-//          workerBaseUrl, reserveMemory?}
+//          workerBaseUrl | workerUrl, reserveMemory?}
 // answer: {ok, result, size, byteLength, guestErrors, report, error?}
 
 import { compileWasiThreadGuest, createWasiThreadSpawn, createWasiThreadWorkerRuntime } from "/lib/index.browser.js";
@@ -24,6 +24,7 @@ async function run(config) {
     probeTimeoutMs: config.probeTimeoutMs,
     enableBrowserThreads: true,
     browserWorkerBaseUrl: config.workerBaseUrl,
+    browserWorkerUrl: config.workerUrl,
     onGuestError: (instanceId, tid, error) => guestErrors.push(`thread ${tid}: ${error?.message ?? error}`),
   });
   try {
