@@ -11,14 +11,14 @@ export declare function protectFromLiftoffHazard(): boolean;
 export declare function liftoffHazardState(): { affected: boolean; protected: boolean };
 
 /**
- * Options of compileWasiThreadGuest (Node): reserveMemory false compiles the module as it is;
- * true or absent applies the memory pass to a wasi-threads guest that grows its memory
- * (docs/api.md, "Memory growth"), unless WASI_THREAD_POOL_RESERVE_MEMORY=0.
+ * Options of compileWasiThreadGuest (Node and browsers): reserveMemory false compiles the module
+ * as it is; true or absent applies the memory pass to a wasi-threads guest that grows its memory
+ * (docs/api.md, "Memory growth"), unless WASI_THREAD_POOL_RESERVE_MEMORY=0 (Node).
  */
 export interface CompileWasiThreadGuestOptions {
   reserveMemory?: boolean;
 }
-/** Protects the engine, applies the memory pass (Node, unless options.reserveMemory is false), then compiles the guest. */
+/** Protects the engine (Node), applies the memory pass (unless options.reserveMemory is false), then compiles the guest. */
 export declare function compileWasiThreadGuest(
   bytes: BufferSource,
   options?: CompileWasiThreadGuestOptions,
