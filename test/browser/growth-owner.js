@@ -5,7 +5,8 @@
 // createWasiThreadWorkerRuntime, calls run() and reports.
 //
 // config: {bytes (numbers), initial, maximum, poolSize, probeTimeoutMs,
-//          workerBaseUrl | workerUrl, reserveMemory?}
+//          workerBaseUrl | workerUrl, reserveMemory?, run? (false: run() is
+//          not called)}
 // answer: {ok, result, size, byteLength, guestErrors, report, error?}
 
 import { compileWasiThreadGuest, createWasiThreadSpawn, createWasiThreadWorkerRuntime } from "/lib/index.browser.js";
@@ -31,7 +32,7 @@ async function run(config) {
     const byteLength = memory.buffer.byteLength;
     const main = createWasiThreadWorkerRuntime({ wasmModule, memory, processState, threadSpawn: host.threadSpawn });
     const instance = main.instantiate();
-    const result = instance.exports.run();
+    const result = config.run === false ? null : instance.exports.run();
     // Let a worker's error report arrive before answering.
     await new Promise((resolve) => setTimeout(resolve, 100));
     return { ok: true, result, size: instance.exports.size(), byteLength, guestErrors, report: host.spawnReport() };
