@@ -72,13 +72,19 @@ for (const implementation of IMPLEMENTATIONS) {
       });
     }
 
+    // Under Wine (scripts/wine-win64.sh) the end of a process with 64 threads
+    // is Wine's thread teardown as much as ours: the same code (byte for byte
+    // on this path, at 419599b and after) took 515-531 ms there in 1 run of 2
+    // on an otherwise idle 2-CPU machine, and passed in the other. The bound
+    // is there to catch a pool that keeps the process alive past its end.
+    const exitBound = process.env.WTP_UNDER_WINE === "1" ? 1000 : 500;
     for (const mode of ["natural", "exit"]) {
       const what = mode === "natural" ? "a main module that returns" : "process.exit()";
-      it(`${what} with 64 idle parked workers: the process ends within 500 ms`, async () => {
+      it(`${what} with 64 idle parked workers: the process ends within ${exitBound} ms`, async () => {
         const { ms, bound } = await fastestOfTwo(async () => {
           const r = await run(implementation, mode, 64);
           assert.equal(r.code, 0, r.stderr);
-          return { ms: r.exitedAt - field(r.stdout, "parked"), bound: 500 };
+          return { ms: r.exitedAt - field(r.stdout, "parked"), bound: exitBound };
         });
         assert.ok(ms < bound, `the process took ${ms} ms to exit`);
       });
