@@ -20,11 +20,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import wabtInit from "wabt";
 
-import { BUNDLED_WORKER_PATH, startWaveServer } from "./browser/server.js";
+import { openWavePage } from "./browser/chromium.js";
+import { BUNDLED_WORKER_PATH } from "./browser/server.js";
 
 const CI = process.env.CI === "true";
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"];
 const PAGE = 65536;
 const INITIAL = 5; // growfill.wat's memory: 5 pages, at most 128
 const MAXIMUM = 128;
@@ -42,31 +41,10 @@ async function assemble() {
   }
 }
 
-async function setUp() {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM} (apt-get install -y chromium)`);
-  const { chromium } = await import("playwright-core");
-  const server = await startWaveServer();
-  let browser;
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage();
-    const consoleLines = [];
-    page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
-    page.on("pageerror", (error) => consoleLines.push(`pageerror: ${error?.stack ?? error}`));
-    await page.goto(`${server.origin}/`);
-    await page.waitForFunction(() => globalThis.waveReady === true, null, { timeout: 15000 });
-    return { server, browser, page, consoleLines };
-  } catch (error) {
-    await browser?.close().catch(() => {});
-    await server.close();
-    throw error;
-  }
-}
-
 let env = null;
 let unavailable = null;
 try {
-  env = await setUp();
+  env = await openWavePage();
 } catch (error) {
   unavailable = String(error?.message ?? error).split("\n")[0];
 }

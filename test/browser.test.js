@@ -13,19 +13,10 @@ import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 
 import { EXPECTED_OUTPUT_HEX, WAVE_MODES, readWaveGuest, threadWaveSpawns } from "./support/wave-guest.js";
-import { BUNDLED_WORKER_PATH, startWaveServer } from "./browser/server.js";
+import { openWavePage } from "./browser/chromium.js";
+import { BUNDLED_WORKER_PATH } from "./browser/server.js";
 
 const CI = process.env.CI === "true";
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const LANES = [1, 2, 4, 8];
 const INVOKES = 2;
 // Arming (every worker fetches the chain, makes its runtime and answers the
@@ -40,23 +31,12 @@ const label = (mode) => (mode === "" ? '""' : mode);
 // Everything the suite needs, or the reason it cannot run.
 async function setUp() {
   readWaveGuest(); // builds guest/out/thread-wave.wasm if needed
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM} (apt-get install -y chromium)`);
-  const { chromium } = await import("playwright-core");
-  const server = await startWaveServer();
-  let browser;
+  const env = await openWavePage();
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage();
-    const consoleLines = [];
-    page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
-    page.on("pageerror", (error) => consoleLines.push(`pageerror: ${error?.stack ?? error}`));
-    await page.goto(`${server.origin}/`);
-    await page.waitForFunction(() => globalThis.waveReady === true, null, { timeout: 15000 });
-    const info = await page.evaluate(() => globalThis.pageInfo());
-    return { server, browser, page, consoleLines, info };
+    return { ...env, info: await env.page.evaluate(() => globalThis.pageInfo()) };
   } catch (error) {
-    await browser?.close().catch(() => {});
-    await server.close();
+    await env.browser.close().catch(() => {});
+    await env.server.close();
     throw error;
   }
 }
