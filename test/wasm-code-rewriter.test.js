@@ -91,6 +91,7 @@ function memoryPlan(bytes, jsOnly) {
   return {
     onlyIfReplaced: true,
     jsOnly,
+    wasmFromBytes: 0, // these modules are small
     ops: [OP.memorySize, OP.memoryGrow],
     callsFor: [
       [OP.memorySize, 0],

@@ -38,10 +38,11 @@
 //                      (an MVP opcode with one u32 immediate) whose
 //                      immediate is 0 for a call of that added import, and
 //                      throws for any other immediate. With it (and no
-//                      plan.functions) the code section is rewritten in wasm
-//                      (lib/wasm/code-rewriter.js), with the JS walker as the
-//                      fallback: the same bytes, sooner. plan.jsOnly: the JS
-//                      walker only (the tests compare the two).
+//                      plan.functions) a code section of at least
+//                      plan.wasmFromBytes (64 KiB by default) is rewritten in
+//                      wasm (lib/wasm/code-rewriter.js), with the JS walker as
+//                      the fallback: the same bytes, sooner. plan.jsOnly: the
+//                      JS walker only (the tests compare the two).
 //     params/results are value type bytes (0x7f i32, 0x7e i64, ...). indices
 //     is {imports: [function index of each added import], functions: [...
 //     each appended function]}, so that a replacement can call them.
@@ -398,8 +399,13 @@ function patchIndex(r, patches, ctx) {
   if (index >= ctx.firstDefined && ctx.shift > 0) patches.addU(at, r.pos, index + ctx.shift);
 }
 
+// The smallest code section rewritten in wasm: making the instance costs a
+// few ms of a fresh process, about what the JS walker takes for 64 KiB.
+const WASM_FROM_BYTES = 65536;
+
 function rewriteCode(bytes, section, ctx, plan, appended) {
-  if (plan.callsFor && appended.length === 0 && !plan.jsOnly) {
+  const wasmFrom = plan.wasmFromBytes ?? WASM_FROM_BYTES;
+  if (plan.callsFor && appended.length === 0 && !plan.jsOnly && section.end - section.contentStart >= wasmFrom) {
     const calls = plan.callsFor.map(([op, position]) => [op, ctx.indices.imports[position]]);
     const fast = rewriteCodeInWasm(bytes, section, { firstDefined: ctx.firstDefined, shift: ctx.shift, calls });
     if (fast !== null) {
