@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { rewriteCodeInWasm } from "../lib/wasm/code-rewriter.js";
+import { rewriteGuestMemory } from "../lib/worker/guest-memory.js";
 import { OP } from "../lib/wasm/instructions.js";
 import { rewriteMemoryGrowth } from "../lib/wasm/memory-pass.js";
 import { SECTION, readSections, transformModule } from "../lib/wasm/module.js";
@@ -183,6 +184,22 @@ describe("the code section rewrite in wasm", () => {
     }
     assert.ok(differed > 500, `only ${differed} mutations changed the outcome`);
     assert.ok(inWasm > 100, `only ${inWasm} mutated modules were rewritten in wasm`);
+  });
+
+  test("the pass's cache (lib/worker/guest-memory.js): kept from a module's second rewrite, never stale", async () => {
+    const bytes = await watToBytesWith(WAT.replace("(i32.const 9)", "(i32.const 11)"), FEATURES);
+    const rewrite = (b) => rewriteGuestMemory(b, { reserveMemory: true });
+    const [first, second, third] = [rewrite(bytes), rewrite(bytes), rewrite(bytes)];
+    assert.ok(first.rewritten && second.rewritten && third.rewritten);
+    assert.notEqual(first.bytes, second.bytes, "cached at the first rewrite (a copy of the module's bytes)");
+    assert.equal(third.bytes, second.bytes, "not cached at the second rewrite");
+    assert.deepEqual(first.bytes, third.bytes);
+    // The caller changes its buffer: the cached copy does not change with it.
+    const at = bytes.findIndex((b, i) => b === 0x41 && bytes[i + 1] === 11); // i32.const 11
+    assert.ok(at > 0);
+    bytes[at + 1] = 12;
+    assert.deepEqual(rewrite(bytes).bytes, rewriteMemoryGrowth(bytes).bytes);
+    assert.notDeepEqual(rewrite(bytes).bytes, third.bytes);
   });
 
   for (const name of ["zstd.wasm", "pigz.wasm"]) {
