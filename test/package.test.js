@@ -65,6 +65,7 @@ const ALLOWED = [
   /^bin\/package\.json$/, // bin/ is CommonJS (the CLI's start-up)
   /^dist\/[^/]+\.(?:mjs|cjs)$/, // the built workers (browser; the Node pool workers, scripts/bundle-workers.js)
   /^src\/(?:core|os|node|wasi)\/[^/]+\.[ch]$/, // the C rooms: the core, the OS waits, the WASI, the Node-API glue
+  /^src\/wasm\/[^/]+\.c$/, // the source of lib/wasm/code-rewriter-wasm.js (scripts/build-code-rewriter.js)
   /^prebuilds\/[^/]+\/[^/]+\.node$/,
   /^types\/[^/]+\.d\.ts$/,
 ];
@@ -94,6 +95,7 @@ const REQUIRED = [
   "dist/cli-main.cjs",
   "lib/program/cli-main.js",
   "lib/wasm/liftoff-pass.js",
+  "lib/wasm/code-rewriter-wasm.js",
   "src/node/binding.c",
   "types/index.d.ts",
   "types/pool.d.ts",

@@ -128,7 +128,7 @@ export function programCostsMissing(name, variant) {
 
 // The input: the first MiB of a tar of /usr/lib (real files, compressible
 // as real data is), made once per size; compressed by the system's tools.
-function inputFile(kind, mib) {
+export function inputFile(kind, mib) {
   if (kind === null) return "/dev/null";
   mkdirSync(dataDir, { recursive: true });
   const tar = join(dataDir, `costs-${mib}m.tar`);
@@ -173,7 +173,7 @@ function timeProcess(file, args, input, env = process.env) {
 
 const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 
-async function commandOf(name, variant) {
+export async function commandOf(name, variant) {
   const program = PROGRAMS[name];
   if (variant === "node") return [process.execPath, ["-e", "0"]];
   const built = program.wasm === "built" ? buildPool() : null;

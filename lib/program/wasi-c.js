@@ -74,8 +74,9 @@ function createImports({ wasmModule, memory, program, threadSpawn }) {
 
 // The program has ended (this thread decided how, the WASI is stopped): its
 // process ends now with the program's exit status, after the runner's line
-// for a trap or a failure. The main thread exits as Node does (its "exit"
-// listeners, workers terminated, --cpu-prof and coverage written); any other
+// for a trap or a failure. The main thread runs its "exit" listeners and
+// ends the process at once (exitMainThread: as Node's exit, workers
+// terminated, where --cpu-prof or coverage is to be written); any other
 // thread cannot reach the main thread, which may be blocked in guest code,
 // and ends the process at once (exitProcess: _exit). Nothing a thread wrote
 // is lost either way: the WASI writes with write(2), unbuffered. Never returns.
@@ -88,8 +89,33 @@ function exitProcessNow(program) {
       // stderr closed: the status still says it
     }
   }
-  if (isMainThread) process.exit(exitCode);
+  if (isMainThread) exitMainThread(exitCode);
   native.binding.exitProcess(exitCode);
+}
+
+// Flags under which Node writes something when the process exits (profiles,
+// coverage, trace events) or waits for a debugger.
+const WRITES_AT_EXIT = /^--(?:cpu-prof|heap-prof|prof|trace-event|trace-events-enabled|inspect)/;
+
+function nodeWritesAtExit() {
+  if (process.env.NODE_V8_COVERAGE) return true;
+  const options = (process.env.NODE_OPTIONS ?? "").split(/\s+/);
+  return [...process.execArgv, ...options].some((arg) => WRITES_AT_EXIT.test(arg));
+}
+
+// The main thread's end of the process: its "exit" listeners, then _exit.
+// Node's own exit (process.exit) also tears every worker's environment down
+// and joins its thread, 10 to 60 ms with a few workers on 2 CPUs (docs/runner.md,
+// "What a thread costs"), for nothing: the process is the program's. Where
+// Node writes at exit (a profile, coverage), process.exit.
+function exitMainThread(exitCode) {
+  if (nodeWritesAtExit()) process.exit(exitCode);
+  process.exitCode = exitCode;
+  try {
+    process.emit("exit", exitCode);
+  } finally {
+    native.binding.exitProcess(exitCode);
+  }
 }
 
 // For lib/worker/node.js (runtimeModule): lib/program/runtime.js's worker

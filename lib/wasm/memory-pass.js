@@ -44,6 +44,11 @@ export function rewriteMemoryGrowth(bytes) {
   const out = transformModule(bytes, {
     onlyIfReplaced: true,
     ops: [OP.memorySize, OP.memoryGrow],
+    // replace's promise (lib/wasm/module.js): the code is rewritten in wasm.
+    callsFor: [
+      [OP.memorySize, 0],
+      [OP.memoryGrow, 1],
+    ],
     imports: [
       { module: MEMORY_IMPORT_MODULE, name: "memory_size", params: [], results: [I32] },
       { module: MEMORY_IMPORT_MODULE, name: "memory_grow", params: [I32], results: [I32] },

@@ -33,6 +33,16 @@
 //                      is then called for those only: a cheaper walk).
 //       plan.onlyIfReplaced  when true and plan.replace replaced nothing,
 //                      the input `bytes` object itself is returned.
+//       plan.callsFor  optional: [[opcode, position in plan.imports]], a
+//                      promise that plan.replace swaps each such instruction
+//                      (an MVP opcode with one u32 immediate) whose
+//                      immediate is 0 for a call of that added import, and
+//                      throws for any other immediate. With it (and no
+//                      plan.functions) a code section of at least
+//                      plan.wasmFromBytes (64 KiB by default) is rewritten in
+//                      wasm (lib/wasm/code-rewriter.js), with the JS walker as
+//                      the fallback: the same bytes, sooner. plan.jsOnly: the
+//                      JS walker only (the tests compare the two).
 //     params/results are value type bytes (0x7f i32, 0x7e i64, ...). indices
 //     is {imports: [function index of each added import], functions: [...
 //     each appended function]}, so that a replacement can call them.
@@ -52,6 +62,7 @@
 
 import { Reader, concatBytes, encodeName, encodeU, encodeVector } from "./reader.js";
 import { OP, readInstruction, readValueType, skipLocals, walkExpression } from "./instructions.js";
+import { rewriteCodeInWasm } from "./code-rewriter.js";
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 export const SECTION = {
@@ -318,7 +329,13 @@ function encodeFuncType({ params, results }) {
 }
 
 function encodeSection(id, content) {
-  return concatBytes([Uint8Array.of(id), encodeU(content.length), content]);
+  return concatBytes(sectionParts(id, content));
+}
+
+// A section as parts (its content not copied: the module's one copy is the
+// output's concatenation).
+function sectionParts(id, content) {
+  return [Uint8Array.of(id), encodeU(content.length), content];
 }
 
 // A vector section with items appended: the new count, the old items, the new ones.
@@ -382,7 +399,20 @@ function patchIndex(r, patches, ctx) {
   if (index >= ctx.firstDefined && ctx.shift > 0) patches.addU(at, r.pos, index + ctx.shift);
 }
 
+// The smallest code section rewritten in wasm: making the instance costs a
+// few ms of a fresh process, about what the JS walker takes for 64 KiB.
+const WASM_FROM_BYTES = 65536;
+
 function rewriteCode(bytes, section, ctx, plan, appended) {
+  const wasmFrom = plan.wasmFromBytes ?? WASM_FROM_BYTES;
+  if (plan.callsFor && appended.length === 0 && !plan.jsOnly && section.end - section.contentStart >= wasmFrom) {
+    const calls = plan.callsFor.map(([op, position]) => [op, ctx.indices.imports[position]]);
+    const fast = rewriteCodeInWasm(bytes, section, { firstDefined: ctx.firstDefined, shift: ctx.shift, calls });
+    if (fast !== null) {
+      ctx.replaced += fast.replaced;
+      return fast.content;
+    }
+  }
   const r = new Reader(bytes, section.contentStart, section.end);
   const count = r.u();
   const patches = new Patches(bytes);
@@ -493,6 +523,11 @@ function rewriteElements(bytes, section, ctx) {
   return patches.apply(section.end);
 }
 
+// A name, not decoded (only its length is read).
+function skipName(r) {
+  r.skip(r.u());
+}
+
 // The "name" section: function names (1), local names (2) and label names
 // (3) are keyed by function index. A malformed one is copied as it is (an
 // engine ignores it too).
@@ -513,12 +548,12 @@ function rewriteNames(bytes, section, ctx) {
         const count = sub.u();
         for (let i = 0; i < count; i++) {
           patchIndex(sub, patches, ctx);
-          if (id === 1) sub.name();
+          if (id === 1) skipName(sub);
           else {
             const inner = sub.u();
             for (let j = 0; j < inner; j++) {
               sub.u();
-              sub.name();
+              skipName(sub);
             }
           }
         }
@@ -595,7 +630,7 @@ export function transformModule(bytes, plan) {
     if (s.id !== SECTION.custom) flushBefore(s.id);
     if (s.id === SECTION.custom && s.name === "name" && shift > 0) out.push(encodeSection(0, rewriteNames(bytes, s, ctx)));
     else if (content.has(s.id) && s.id !== SECTION.custom) {
-      out.push(encodeSection(s.id, content.get(s.id)));
+      out.push(...sectionParts(s.id, content.get(s.id)));
       pending.delete(s.id);
     } else out.push(bytes.subarray(s.start, s.end));
   }
