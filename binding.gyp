@@ -7,7 +7,9 @@
       "src/wasi/wasi_poll.c",
       "src/wasi/wasi_misc.c",
       "src/wasi/wasi_path.c",
+      "src/wasi/wasi_path_posix.c",
       "src/wasi/wasi_path_calls.c",
+      "src/wasi/wasi_path_host_posix.c",
       "src/wasi/wasi_imports.c"
     ]
   },
