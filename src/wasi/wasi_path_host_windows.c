@@ -72,8 +72,12 @@ static int is_dot(const wtp__wasi_at *at) { return strcmp(at->name, ".") == 0; }
 /* Opens at's entry itself with access (never followed). */
 static uint32_t open_at(const wtp__wasi_at *at, ACCESS_MASK access,
                         ULONG options, HANDLE *h) {
-  return wtp__wasi_nt_open(dir_of(at), name_of(at), access, FILE_OPEN, options,
-                           0, h);
+  uint32_t err = wtp__wasi_nt_open(dir_of(at), name_of(at), access, FILE_OPEN,
+                                   options, 0, h);
+  /* Under Wine, a Unix link was followed by the open: act on nothing. */
+  if (!err && (err = wtp__wasi_wine_check(dir_of(at), name_of(at), *h)))
+    CloseHandle(*h);
+  return err;
 }
 
 /* What an open handle is: 1 if a link, and whether a directory. */
@@ -389,6 +393,26 @@ static ACCESS_MASK open_access(uint32_t oflags, uint16_t fdflags,
   return access;
 }
 
+/* Opens at's entry itself; FILE_OPEN_IF is made of FILE_OPEN, then
+ * FILE_CREATE if there was nothing, so that a dangling link is never
+ * followed to make its target (Wine does that for FILE_OPEN_IF): a name
+ * that neither opens nor can be made is such a link, ELOOP as O_NOFOLLOW. */
+static uint32_t open_entry(const wtp__wasi_at *at, ACCESS_MASK access,
+                           ULONG disposition, ULONG options, HANDLE *h) {
+  if (disposition != FILE_OPEN_IF)
+    return wtp__wasi_nt_open(dir_of(at), name_of(at), access, disposition,
+                             options, FILE_ATTRIBUTE_NORMAL, h);
+  for (int tries = 0; tries < 3; tries++) {
+    uint32_t err = wtp__wasi_nt_open(dir_of(at), name_of(at), access, FILE_OPEN,
+                                     options, 0, h);
+    if (err != WASI_ENOENT) return err;
+    err = wtp__wasi_nt_open(dir_of(at), name_of(at), access, FILE_CREATE,
+                            options, FILE_ATTRIBUTE_NORMAL, h);
+    if (err != WASI_EEXIST) return err;
+  }
+  return WASI_ELOOP;
+}
+
 /* One try: resolves, opens the final entry itself, and answers ELOOP (as
  * O_NOFOLLOW) if it is a link; *again if it was a link the walk was asked to
  * follow (swapped in after the walk looked). */
@@ -410,22 +434,21 @@ static uint32_t open_once(int base, const char *path, int follow_final,
   if (at.trailing_slash)
     options = (options & ~FILE_NON_DIRECTORY_FILE) | FILE_DIRECTORY_FILE;
   HANDLE h;
-  err = wtp__wasi_nt_open(dir_of(&at), name_of(&at), access, disposition,
-                          options, FILE_ATTRIBUTE_NORMAL, &h);
-  wtp__wasi_at_close(&at);
-  if (err) return err;
+  err = open_entry(&at, access, disposition, options, &h);
   int link = 0, dir = 0;
-  err = kind_of(h, &link, &dir);
-  if (!err && link) {
-    *again = follow_final;
-    err = WASI_ELOOP;
+  if (!err) {
+    /* Under Wine a Unix link is followed by the open itself: a link. */
+    link = wtp__wasi_wine_check(dir_of(&at), name_of(&at), h) != 0;
+    if (!link) err = kind_of(h, &link, &dir);
+    if (!err && link) {
+      *again = follow_final;
+      err = WASI_ELOOP;
+    }
+    if (err) CloseHandle(h);
   }
-  if (err) {
-    CloseHandle(h);
-    return err;
-  }
-  *out = h;
-  return WASI_ESUCCESS;
+  wtp__wasi_at_close(&at);
+  if (!err) *out = h;
+  return err;
 }
 
 uint32_t wtp__wasi_host_open(wtp_wasi *wasi, int base, const char *path,

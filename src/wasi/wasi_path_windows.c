@@ -58,6 +58,7 @@
 
 #include "wasi_path_windows.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,90 @@ uint32_t wtp__wasi_nt_readlink(HANDLE h, char *buf, size_t size, size_t *len,
   return err;
 }
 
+/* ---- Wine's Unix links (wasi_path_windows.h) ---- */
+
+/* 0 not known yet, 1 Wine, 2 Windows. Relaxed: it caches an answer every
+ * thread computes the same, and publishes no other data. */
+static atomic_int wine_state;
+
+int wtp__wasi_under_wine(void) {
+  int state = atomic_load_explicit(&wine_state, memory_order_relaxed);
+  if (!state) {
+    HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
+    state = ntdll && GetProcAddress(ntdll, "wine_get_version") ? 1 : 2;
+    atomic_store_explicit(&wine_state, state, memory_order_relaxed);
+  }
+  return state == 1;
+}
+
+/* The handle's name on its volume (FileNameInformation: "\dir\name"),
+ * malloc'd, its length in *units; NULL if it cannot be had. */
+static WCHAR *handle_name(HANDLE h, size_t *units) {
+  const ULONG size = sizeof(ULONG) + 32768 * sizeof(WCHAR);
+  ULONG *info = malloc(size);
+  if (!info) return NULL;
+  IO_STATUS_BLOCK io;
+  NTSTATUS st =
+      NtQueryInformationFile(h, &io, info, size, (FILE_INFORMATION_CLASS)9);
+  if (st < 0 || info[0] > size - sizeof(ULONG)) {
+    free(info);
+    return NULL;
+  }
+  *units = info[0] / sizeof(WCHAR);
+  memmove(info, info + 1, info[0]);
+  return (WCHAR *)info;
+}
+
+static int same_name(const WCHAR *a, size_t na, const WCHAR *b, size_t nb) {
+  return na == nb && (na == 0 || CompareStringOrdinal(a, (int)na, b, (int)nb,
+                                                      TRUE) == CSTR_EQUAL);
+}
+
+/* The length of the prefix a child of the directory named dir[n] has: the
+ * name and a backslash (just the name for a volume's root, "\"). */
+static size_t child_prefix(const WCHAR *dir, size_t n) {
+  return n && dir[n - 1] == L'\\' ? n : n + 1;
+}
+
+/* Under Wine: 0 if h is name's entry in dir; 1 if Wine followed a link to
+ * another entry, whose name it stores in *real (malloc'd) if real is not
+ * NULL; or a WASI errno. */
+static uint32_t wine_opened(HANDLE dir, const char *name, HANDLE h,
+                            WCHAR **real, size_t *real_units, int *followed) {
+  *followed = 0;
+  WCHAR wide[256];
+  int n =
+      name[0] ? MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, 256) - 1 : 0;
+  size_t dir_units = 0, got_units = 0;
+  WCHAR *dir_name = handle_name(dir, &dir_units);
+  WCHAR *got = handle_name(h, &got_units);
+  uint32_t err = WASI_ESUCCESS;
+  if (!dir_name || !got || n < 0) {
+    err = WASI_EIO;
+  } else {
+    size_t prefix = n ? child_prefix(dir_name, dir_units) : dir_units;
+    int same = got_units == prefix + (size_t)n &&
+               same_name(got, dir_units, dir_name, dir_units) &&
+               (n == 0 || prefix == dir_units || got[dir_units] == L'\\') &&
+               same_name(got + prefix, (size_t)n, wide, (size_t)n);
+    *followed = !same;
+  }
+  free(dir_name);
+  if (!err && *followed && real) {
+    *real = got, *real_units = got_units;
+    got = NULL;
+  }
+  free(got);
+  return err;
+}
+
+uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h) {
+  if (!wtp__wasi_under_wine()) return WASI_ESUCCESS;
+  int followed;
+  uint32_t err = wine_opened(dir, name, h, NULL, NULL, &followed);
+  return err ? err : followed ? WASI_EPERM : WASI_ESUCCESS;
+}
+
 /* ---- names ---- */
 
 static int ascii_upper(int c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
@@ -284,6 +369,8 @@ typedef struct walk {
   HANDLE *dirs;
   size_t depth, cap;
   int links;
+  WCHAR *base_name; /* under Wine: the base's name, once asked (malloc'd) */
+  size_t base_units;
 } walk;
 
 static HANDLE walk_cur(const walk *w) {
@@ -312,6 +399,56 @@ static void walk_free(walk *w) {
   while (w->depth) CloseHandle(w->dirs[--w->depth]);
   free(w->dirs);
   w->dirs = NULL;
+  free(w->base_name);
+  w->base_name = NULL;
+}
+
+/* Under Wine, Wine followed a Unix link to the entry named real (on the
+ * volume): its path relative to the base ('/'-separated, malloc'd in
+ * *rel), or EPERM if it is not beneath the base. */
+static uint32_t wine_relative(walk *w, const WCHAR *real, size_t units,
+                              char **rel) {
+  if (!w->base_name && !(w->base_name = handle_name(w->base, &w->base_units)))
+    return WASI_EIO;
+  size_t prefix = child_prefix(w->base_name, w->base_units);
+  size_t skip;
+  if (same_name(real, units, w->base_name, w->base_units))
+    skip = units; /* the base itself */
+  else if (units > prefix &&
+           same_name(real, w->base_units, w->base_name, w->base_units) &&
+           (prefix == w->base_units || real[w->base_units] == L'\\'))
+    skip = prefix;
+  else
+    return WASI_EPERM; /* a Unix link out of the sandbox */
+  int n = units > skip
+              ? WideCharToMultiByte(CP_UTF8, 0, real + skip,
+                                    (int)(units - skip), NULL, 0, NULL, NULL)
+              : 0;
+  if (n < 0 || n > WALK_TEXT_MAX) return WASI_ENAMETOOLONG;
+  char *text = malloc((size_t)n + 2);
+  if (!text) return WASI_ENOMEM;
+  if (n)
+    WideCharToMultiByte(CP_UTF8, 0, real + skip, (int)(units - skip), text, n,
+                        NULL, NULL);
+  if (!n) text[n++] = '.';
+  text[n] = '\0';
+  for (int i = 0; i < n; i++)
+    if (text[i] == '\\') text[i] = '/';
+  *rel = text;
+  return WASI_ESUCCESS;
+}
+
+/* Replaces *text with head followed by rest. */
+static uint32_t splice_text(char **text, const char *head, const char *rest) {
+  size_t n = strlen(head), rest_len = strlen(rest);
+  if (n + rest_len > WALK_TEXT_MAX) return WASI_ENAMETOOLONG;
+  char *spliced = malloc(n + rest_len + 1);
+  if (!spliced) return WASI_ENOMEM;
+  memcpy(spliced, head, n);
+  memcpy(spliced + n, rest, rest_len + 1);
+  free(*text);
+  *text = spliced;
+  return WASI_ESUCCESS;
 }
 
 /* h is a link (name-surrogate reparse point): replaces *text with its
@@ -328,15 +465,7 @@ static uint32_t walk_splice(walk *w, HANDLE h, ULONG tag, char **text,
   if (!relative || n == 0 || absolute_text(target) || memchr(target, ':', n))
     return WASI_EPERM;
   if (++w->links > WTP__WASI_SYMLINK_MAX) return WASI_ELOOP;
-  size_t rest_len = strlen(rest);
-  if (n + rest_len > WALK_TEXT_MAX) return WASI_ENAMETOOLONG;
-  char *spliced = malloc(n + rest_len + 1);
-  if (!spliced) return WASI_ENOMEM;
-  memcpy(spliced, target, n);
-  memcpy(spliced + n, rest, rest_len + 1);
-  free(*text);
-  *text = spliced;
-  return WASI_ESUCCESS;
+  return splice_text(text, target, rest);
 }
 
 /* Looks at name in the current directory: *h is its handle (the entry
@@ -344,8 +473,8 @@ static uint32_t walk_splice(walk *w, HANDLE h, ULONG tag, char **text,
  * it is a link, *tag its reparse tag. A directory is opened so that it can
  * be entered. */
 static uint32_t walk_look(walk *w, const char *name, int want_dir, HANDLE *h,
-                          int *link, ULONG *tag) {
-  *h = NULL, *link = 0, *tag = 0;
+                          int *link, ULONG *tag, char **wine_rel) {
+  *h = NULL, *link = 0, *tag = 0, *wine_rel = NULL;
   uint32_t err = WASI_ENOTDIR;
   if (want_dir)
     err = wtp__wasi_nt_open(walk_cur(w), name,
@@ -357,6 +486,27 @@ static uint32_t walk_look(walk *w, const char *name, int want_dir, HANDLE *h,
     err = wtp__wasi_nt_open(walk_cur(w), name, FILE_READ_ATTRIBUTES, FILE_OPEN,
                             0, 0, h);
   if (err) return err;
+  if (wtp__wasi_under_wine()) {
+    /* Wine followed a Unix link: the walk goes on from the base with the
+     * path of what it reached (EPERM if outside). */
+    WCHAR *real = NULL;
+    size_t units = 0;
+    int followed = 0;
+    err = wine_opened(walk_cur(w), name, *h, &real, &units, &followed);
+    if (!err && followed) {
+      err = wine_relative(w, real, units, wine_rel);
+      free(real);
+      CloseHandle(*h);
+      *h = NULL;
+      if (!err) *link = 2;
+      return err;
+    }
+    if (err) {
+      CloseHandle(*h);
+      *h = NULL;
+      return err;
+    }
+  }
   ULONG attributes = 0;
   if ((err = wtp__wasi_nt_tag(*h, &attributes, tag))) {
     CloseHandle(*h);
@@ -447,13 +597,25 @@ static uint32_t walk_resolve(walk *w, const char *path, int follow_final,
     HANDLE h;
     int link;
     ULONG tag;
-    err = walk_look(w, name, !c.final, &h, &link, &tag);
+    char *wine_rel;
+    err = walk_look(w, name, !c.final, &h, &link, &tag, &wine_rel);
     if (c.final && err == WASI_ENOENT) {
       err = WASI_ESUCCESS; /* a final name that does not exist yet */
       set_name(at, name, c.len, c.trailing_slash);
       break;
     }
     if (err) break;
+    if (link == 2) {
+      /* A Unix link Wine followed, to wine_rel beneath the base. */
+      while (w->depth) CloseHandle(w->dirs[--w->depth]);
+      err = ++w->links > WTP__WASI_SYMLINK_MAX
+                ? WASI_ELOOP
+                : splice_text(&text, wine_rel, c.after);
+      free(wine_rel);
+      if (err) break;
+      p = text;
+      continue;
+    }
     if (link) {
       err = walk_splice(w, h, tag, &text, c.after);
       CloseHandle(h);
@@ -480,7 +642,7 @@ uint32_t wtp__wasi_beneath_resolve(int base, const char *path, int follow_final,
   at->dir = -1, at->owned = 0, at->trailing_slash = 0, at->name[0] = '\0';
   if (absolute_text(path)) return WASI_EPERM;
   if (path[0] == '\0') return WASI_ENOENT;
-  walk w = {WTP__WASI_HANDLE(base), NULL, 0, 0, 0};
+  walk w = {WTP__WASI_HANDLE(base), NULL, 0, 0, 0, NULL, 0};
   uint32_t err = walk_resolve(&w, path, follow_final, at);
   if (err) {
     walk_free(&w);

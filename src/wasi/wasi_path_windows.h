@@ -55,5 +55,18 @@ int wtp__wasi_nt_is_link(ULONG attributes, ULONG tag);
 uint32_t wtp__wasi_nt_readlink(HANDLE h, char *buf, size_t size, size_t *len,
                                int *relative);
 
+/* Wine (the only Windows the tests run on) follows Unix symbolic links
+ * inside NtCreateFile, FILE_OPEN_REPARSE_POINT or not, and shows nothing of
+ * the link on the handle (wine-facts: measured on Wine 8). The one tell is
+ * the handle's name (FileNameInformation), which is the link's target. So
+ * under Wine, and only there (detected once: ntdll's wine_get_version),
+ * every open of a name relative to a directory is checked after the fact:
+ * wtp__wasi_wine_check answers 0 if h (opened as name relative to dir) is
+ * that entry, WASI EPERM if Wine followed a link to another one (the host
+ * operations then act on nothing: deleting, renaming or linking through
+ * such a handle would act on the link's target). Not under Wine: 0. */
+int wtp__wasi_under_wine(void);
+uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h);
+
 #endif /* _WIN32 */
 #endif /* WTP_WASI_PATH_WINDOWS_H */
