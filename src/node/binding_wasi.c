@@ -820,7 +820,7 @@ static void close_fd(int fd) {
 
 /* A pipe's two descriptors, [read, write], blocking, not inherited by
  * children: 0, or a message in `error`.
- * Windows: CreatePipe (anonymous: synchronous handles, which Node's
+ * Windows: CreatePipe of 64 KiB (anonymous: synchronous handles, which Node's
  * net.Socket reads and writes through libuv's threads, and the WASI's pipe
  * I/O looks at before it calls, src/wasi/wasi_fd_windows.c), each handle
  * made a C runtime fd of node.exe's with uv_open_osfhandle so that Node's
@@ -828,7 +828,8 @@ static void close_fd(int fd) {
 static int make_pipe(int fds[2], char* error, size_t error_size) {
 #ifdef _WIN32
   HANDLE ends[2];
-  if (!CreatePipe(&ends[0], &ends[1], NULL, 0)) {
+  /* 64 KiB, a Linux pipe's capacity (the default is 4 KiB). */
+  if (!CreatePipe(&ends[0], &ends[1], NULL, 65536)) {
     snprintf(error, error_size, "pipe: Windows error %lu",
              (unsigned long)GetLastError());
     return -1;
