@@ -4,8 +4,12 @@
  *   wasi_fd.c       fd_* calls on an open descriptor, stdio, sockets
  *   wasi_poll.c     poll_oneoff
  *   wasi_misc.c     args, environment, clocks, random, sched_yield, proc_raise
- *   wasi_path.c     the sandbox: resolving a guest path beneath a preopen
- *   wasi_path_calls.c  path_* calls and fd_readdir
+ *   wasi_path.c     the sandbox's OS-neutral part: copying guest paths
+ *   wasi_path_posix.c, wasi_path_windows.c  the sandbox: resolving a guest
+ *                   path beneath a preopen (wasi_path.h), per OS
+ *   wasi_path_calls.c  path_* calls and fd_readdir, the guest's side
+ *   wasi_path_host_posix.c, wasi_path_host_windows.c  their host operations
+ *                   (wasi_path_host.h), per OS
  *   wasi_imports.c  the import table (wtp_wasi_imports)
  *
  * Those files hold the guest's side (range checks, iovecs, rights, the
