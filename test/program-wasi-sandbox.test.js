@@ -67,9 +67,17 @@ function snapshot(dir) {
   return out;
 }
 
+// The controls Wine cannot express: a Unix symbolic link is no reparse point
+// under Wine 8 (FSCTL_GET_REPARSE_POINT fails on it), so path_readlink
+// cannot read the tree's links there (the escapes are all still checked).
+const WINE_CANNOT = process.env.WTP_UNDER_WINE === "1" ? ["readlink-of-outward-link"] : [];
+
 function assertSandboxHeld(r, tree, before) {
   assert.equal(r.code, 0, describeRun(r));
-  const escaped = r.stdout.split("\n").filter((l) => l.startsWith("ESCAPED ") || l.startsWith("FAIL "));
+  const escaped = r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("ESCAPED ") || l.startsWith("FAIL "))
+    .filter((l) => !WINE_CANNOT.some((name) => l.startsWith(`FAIL ${name}:`)));
   assert.deepEqual(escaped, [], describeRun(r));
   assert.match(r.stdout, /^escapes 0$/m, describeRun(r));
   assert.deepEqual(snapshot(tree.outside), before, "the outside directory changed");
