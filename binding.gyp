@@ -23,16 +23,16 @@
       "src/wasi/wasi_fd.c",
       "src/wasi/wasi_poll.c",
       "src/wasi/wasi_misc.c",
+      "src/wasi/wasi_path.c",
+      "src/wasi/wasi_path_windows.c",
+      "src/wasi/wasi_path_calls.c",
+      "src/wasi/wasi_path_host_windows.c",
       "src/wasi/wasi_imports.c",
       "src/wasi/wasi_host_windows.c",
       "src/wasi/wasi_fd_windows.c",
       "src/wasi/wasi_poll_windows.c",
       "src/wasi/wasi_clock_windows.c",
-      "src/wasi/wasi_errno_windows.c",
-      "src/wasi/wasi_path.c",
-      "src/wasi/wasi_path_windows.c",
-      "src/wasi/wasi_path_calls.c",
-      "src/wasi/wasi_path_host_windows.c"
+      "src/wasi/wasi_errno_windows.c"
     ]
   },
   "targets": [
