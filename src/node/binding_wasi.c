@@ -333,6 +333,31 @@ static bool get_preopens(napi_env env, napi_value options,
   return true;
 }
 
+/* Windows: Node's fds are its C runtime's; the WASI takes the HANDLE behind
+ * each (as an int, HandleToLong: src/wasi/wasi_table.h). A RangeError for
+ * an fd that is not open. Elsewhere the fds are the host's descriptors. */
+static bool host_stdio(napi_env env, int stdio[3]) {
+#ifdef _WIN32
+  for (uint32_t i = 0; i < 3; i++) {
+    if (stdio[i] < 0) continue;
+    uv_os_fd_t handle = uv_get_osfhandle(stdio[i]);
+    if (handle == INVALID_HANDLE_VALUE) {
+      char message[128];
+      snprintf(message, sizeof(message),
+               "wasiCreate: options.stdio[%u] (%d) is not an open file "
+               "descriptor",
+               i, stdio[i]);
+      throw_kind(env, true, message);
+      return false;
+    }
+    stdio[i] = (int)HandleToLong(handle);
+  }
+#else
+  (void)env, (void)stdio;
+#endif
+  return true;
+}
+
 /* options.stdio: undefined ([0, 1, 2]) or an array of three host
  * descriptors, each an integer >= -1 (-1: that fd closed in the program). */
 static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
@@ -344,7 +369,7 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
   if (napi_get_named_property(env, options, "stdio", &value) != napi_ok ||
       napi_typeof(env, value, &type) != napi_ok)
     return false;
-  if (type == napi_undefined) return true;
+  if (type == napi_undefined) return host_stdio(env, stdio);
   if (napi_is_array(env, value, &is_array) != napi_ok || !is_array ||
       napi_get_array_length(env, value, &length) != napi_ok || length != 3) {
     throw_kind(env, false,
@@ -373,24 +398,8 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
       return false;
     }
     stdio[i] = (int)number;
-#ifdef _WIN32
-    /* Node's fds are its C runtime's: the WASI takes the HANDLE behind one
-     * (as an int, HandleToLong: src/wasi/wasi_table.h). */
-    if (stdio[i] >= 0) {
-      uv_os_fd_t handle = uv_get_osfhandle(stdio[i]);
-      if (handle == INVALID_HANDLE_VALUE) {
-        snprintf(message, sizeof(message),
-                 "wasiCreate: options.stdio[%u] (%d) is not an open file "
-                 "descriptor",
-                 i, stdio[i]);
-        throw_kind(env, true, message);
-        return false;
-      }
-      stdio[i] = (int)HandleToLong(handle);
-    }
-#endif
   }
-  return true;
+  return host_stdio(env, stdio);
 }
 
 /* ## wasiCreate */

@@ -8,7 +8,10 @@
  *     synchronous handle moves the file pointer: the layer puts it back
  *     under the entry's lock);
  *   - seek from the start, the position and the end; before 0 is EINVAL;
- *   - fd_filestat_get / set_size / allocate / set_times on a file;
+ *   - fd_filestat_get / set_size / allocate / set_times on a file (under
+ *     Wine 8 GetFileType sets a file's access time: the stat must not ask
+ *     it);
+ *   - a directory: a read is EISDIR, a write EBADF;
  *   - a pipe: NONBLOCK with nothing there is EAGAIN; the writer gone is
  *     the end of file (and poll_oneoff's HANGUP); the reader gone is EPIPE;
  *     poll_oneoff says an empty pipe is writable;
@@ -223,12 +226,39 @@ static void test_filestat_size_times(void) {
       0);
   CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, 2048), 0);
   CHECK_EQ(load64(&m, 2048 + 48), mtim);
+  /* Both times, then mtim now: atim stays. */
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_times", fd, UINT64_C(5000000000),
+                UINT64_C(7000000000), WASI_FSTFLAGS_ATIM | WASI_FSTFLAGS_MTIM),
+           0);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, 2048), 0);
+  CHECK_EQ(load64(&m, 2048 + 40), UINT64_C(5000000000));
+  CHECK_EQ(load64(&m, 2048 + 48), UINT64_C(7000000000));
+  CHECK_EQ(
+      CALL(wasi, &m, "fd_filestat_set_times", fd, 0, 0, WASI_FSTFLAGS_MTIM_NOW),
+      0);
+  CHECK_EQ(CALL(wasi, &m, "fd_filestat_get", fd, 2048), 0);
+  CHECK_EQ(load64(&m, 2048 + 40), UINT64_C(5000000000));
+  CHECK(load64(&m, 2048 + 48) > UINT64_C(1577836800000000000));
   CHECK_EQ(CALL(wasi, &m, "fd_filestat_set_times", fd, 0, 0,
                 WASI_FSTFLAGS_MTIM | WASI_FSTFLAGS_MTIM_NOW),
            WASI_EINVAL);
   free(m.base);
   wtp_wasi_release(wasi);
   os_remove(path);
+  os_remove(dir);
+}
+
+/* A directory (the preopen): a read is EISDIR, a write EBADF. */
+static void test_directory_read_write(void) {
+  char dir[400];
+  os_temp_dir(dir, sizeof dir);
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  uint32_t got;
+  CHECK_EQ(read_n(wasi, &m, 3, 16, &got), WASI_EISDIR);
+  CHECK_EQ(write_str(wasi, &m, 3, "x"), WASI_EBADF);
+  free(m.base);
+  wtp_wasi_release(wasi);
   os_remove(dir);
 }
 
@@ -400,6 +430,7 @@ WTP_TEST_MAIN {
   RUN(test_pread_races_sequential_reads);
   RUN(test_seek);
   RUN(test_filestat_size_times);
+  RUN(test_directory_read_write);
   RUN(test_read_only_stdio);
   RUN(test_pipe_nonblock_eof_epipe);
   RUN(test_stop_ends_many_blocked_reads);
