@@ -190,6 +190,31 @@ static void test_seek(void) {
   os_remove(dir);
 }
 
+/* The same on a file the path layer opened (path_open). */
+static void test_seek_path_opened(void) {
+  char dir[400], path[512];
+  os_temp_dir(dir, sizeof dir);
+  os_join(path, sizeof path, dir, "f");
+  os_write_file(path, "0123456789");
+  wtp_wasi *wasi = make_wasi(-1, -1, -1, dir);
+  wtp_wasi_memory m = guest_memory(MEM);
+  memcpy(m.base + 3000, "f", 1);
+  CHECK_EQ(CALL(wasi, &m, "path_open", 3, 0, 3000, 1, 0,
+                WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_SEEK | WASI_RIGHTS_FD_TELL,
+                0, 0, RESULT),
+           0);
+  uint32_t fd = wtp__wasi_load32(&m, RESULT);
+  CHECK_EQ(CALL(wasi, &m, "fd_seek", fd, 8, WASI_WHENCE_SET, RESULT), 0);
+  CHECK_EQ(
+      CALL(wasi, &m, "fd_seek", fd, (uint64_t)-100, WASI_WHENCE_CUR, RESULT),
+      WASI_EINVAL);
+  CHECK_EQ(fd_position(wasi, &m, fd), 8);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  os_remove(path);
+  os_remove(dir);
+}
+
 /* ---- filestat, size, times ---- */
 
 static void test_filestat_size_times(void) {
@@ -429,6 +454,7 @@ WTP_TEST_MAIN {
   RUN(test_positioned_keeps_position);
   RUN(test_pread_races_sequential_reads);
   RUN(test_seek);
+  RUN(test_seek_path_opened);
   RUN(test_filestat_size_times);
   RUN(test_directory_read_write);
   RUN(test_read_only_stdio);
