@@ -7,8 +7,32 @@
       "src/wasi/wasi_poll.c",
       "src/wasi/wasi_misc.c",
       "src/wasi/wasi_path.c",
+      "src/wasi/wasi_path_posix.c",
       "src/wasi/wasi_path_calls.c",
-      "src/wasi/wasi_imports.c"
+      "src/wasi/wasi_path_host_posix.c",
+      "src/wasi/wasi_imports.c",
+      "src/wasi/wasi_host_posix.c",
+      "src/wasi/wasi_fd_posix.c",
+      "src/wasi/wasi_poll_posix.c",
+      "src/wasi/wasi_clock_posix.c",
+      "src/wasi/wasi_errno_posix.c"
+    ],
+    "wasi_windows_sources": [
+      "src/node/binding_wasi.c",
+      "src/wasi/wasi_table.c",
+      "src/wasi/wasi_fd.c",
+      "src/wasi/wasi_poll.c",
+      "src/wasi/wasi_misc.c",
+      "src/wasi/wasi_path.c",
+      "src/wasi/wasi_path_windows.c",
+      "src/wasi/wasi_path_calls.c",
+      "src/wasi/wasi_path_host_windows.c",
+      "src/wasi/wasi_imports.c",
+      "src/wasi/wasi_host_windows.c",
+      "src/wasi/wasi_fd_windows.c",
+      "src/wasi/wasi_poll_windows.c",
+      "src/wasi/wasi_clock_windows.c",
+      "src/wasi/wasi_errno_windows.c"
     ]
   },
   "targets": [
@@ -37,8 +61,8 @@
           }
         }],
         ["OS=='win'", {
-          "sources": ["src/os/wait_windows.c"],
-          "libraries": ["Synchronization.lib"],
+          "sources": ["src/os/wait_windows.c", "<@(wasi_windows_sources)"],
+          "libraries": ["Synchronization.lib", "ntdll.lib", "bcrypt.lib"],
           "msvs_settings": {
             "VCCLCompilerTool": {
               "AdditionalOptions": ["/std:c11", "/experimental:c11atomics"]

@@ -20,14 +20,14 @@
 //
 // What each build gets, and why (binding.gyp says the same for node-gyp):
 // - Node-API headers from the node-api-headers dev dependency (pinned), and
-//   libuv's headers from this Node's include/node folder (no source calls
-//   libuv today: the addon's lock and once are the OS's own, pthread or
-//   Windows SRW/InitOnce, in wtp_interrupt.c and addon_copy.c; the folder
-//   stays on the include path, and nodeDef() would add any uv_* call a
-//   source made to the import library);
+//   libuv's headers from this Node's include/node folder (the Windows WASI
+//   and its binding call libuv: errors, C runtime fds; nodeDef() adds every
+//   uv_* call a source makes to node.exe's import library; on Linux and
+//   macOS no source calls libuv);
 // - NAPI_VERSION=8, -O2, hidden visibility (only napi_register_module_v1 is
 //   exported), stripped;
-// - Linux and macOS: the program WASI's sources (wasiSources);
+// - the program WASI's sources (wasiSources: binding.gyp's wasi_sources on
+//   Linux and macOS, wasi_windows_sources on Windows);
 // - Linux: wait_linux.c, -fPIC, gnu11, a version script that exports only
 //   the module entry and wtp_addon_marker (Zig 0.11 otherwise exports all of
 //   compiler-rt from an aarch64 build that uses its outline atomics), and
@@ -36,8 +36,11 @@
 //   resolve from the node binary at load time, as node-gyp links it);
 // - Windows: wait_windows.c, c11, an import library for node.exe made with
 //   `zig dlltool` from node-api-headers' .def files plus the uv_* functions
-//   the sources call, and WaitOnAddress from api-ms-win-core-synch-l1-2-0
-//   (what MSVC's Synchronization.lib points at).
+//   the sources call (the WASI's: uv_translate_sys_error, uv_get_osfhandle,
+//   uv_open_osfhandle, ...), WaitOnAddress from api-ms-win-core-synch-l1-2-0
+//   (what MSVC's Synchronization.lib points at), ntdll (NtQueryObject,
+//   NtQueryInformationFile, RtlNtStatusToDosError) and bcrypt
+//   (BCryptGenRandom).
 //
 // Deterministic: the sources are compiled by relative path from a scratch
 // copy and the output name is fixed (Mach-O's ad-hoc signature records it),
@@ -72,10 +75,11 @@ export function coreSources(srcDir) {
 
 // The program WASI's sources (src/node/binding_wasi.c and src/wasi/):
 // binding.gyp's variable wasi_sources, which its Linux and macOS conditions
-// add; Windows builds without them (the runner falls back to node:wasi).
-export function wasiSources(srcDir) {
+// add, or wasi_windows_sources, its Windows condition's (the OS-neutral
+// files and the _windows.c ones).
+export function wasiSources(srcDir, { windows = false } = {}) {
   const gyp = JSON.parse(readFileSync(join(srcDir, "binding.gyp"), "utf8"));
-  return gyp.variables?.wasi_sources ?? [];
+  return (windows ? gyp.variables?.wasi_windows_sources : gyp.variables?.wasi_sources) ?? [];
 }
 const COMMON = ["-O2", "-Wall", "-Wextra", "-DNAPI_VERSION=8"];
 const LINUX = ["-fPIC", "-std=gnu11", "-fvisibility=hidden", "-Wl,--version-script=exports.map", "-Wl,--gc-sections"];
@@ -303,7 +307,7 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
     writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
     const gypDir = existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT;
-    const sources = [...coreSources(gypDir), `src/${target.wait}`, ...(target.windows ? [] : wasiSources(gypDir))];
+    const sources = [...coreSources(gypDir), `src/${target.wait}`, ...wasiSources(gypDir, { windows: Boolean(target.windows) })];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {
       log(`${command} ${args.join(" ")}`);
@@ -348,7 +352,7 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
       if (target.windows) {
         writeFileSync(join(scratch, "node.def"), nodeDef(scratch));
         step(zig, ["dlltool", "-m", "i386:x86-64", "-d", "node.def", "-l", "node.lib"]);
-        args.push("node.lib", "-lapi-ms-win-core-synch-l1-2-0");
+        args.push("node.lib", "-lapi-ms-win-core-synch-l1-2-0", "-lntdll", "-lbcrypt");
       }
       step(zig, [...args, "-o", "addon.node"]);
       if (target.windows) writeFileSync(join(scratch, "addon.node"), clearPeTimestamp(readFileSync(join(scratch, "addon.node"))));

@@ -24,10 +24,20 @@
 #    suites on the native pool (WaitOnAddress), shutdown and interrupts
 #    (the terminate hook, the exit hook, interruptThread), the host with
 #    real workers and the lifecycle tests in child processes, the program
-#    runner (on the node:wasi path: the C WASI is not built for Windows);
+#    runner; and the program WASI's suites (WASI_SUITES: the binding, fds
+#    across threads, the sandbox, blocking and the stop, pigz -p 2 and
+#    zstd -T2 on files, basics, rights), which run where the prebuild has
+#    the C WASI and skip saying so where it has not. Their programs are
+#    built here first on the Linux side (node.exe cannot run sh), and so are
+#    the sandbox suite's trees with symbolic links (Wine 8 cannot make one:
+#    test/support/sandbox-tree.js, WTP_WINE_SANDBOX_TREES);
 # 2. the package's load path: `npm pack`, installed offline into a scratch
 #    folder, then test/support/package-smoke.js run there by node.exe: the
-#    native implementation must serve, from prebuilds/win32-x64.
+#    native implementation must serve, from prebuilds/win32-x64;
+# 3. where binding.gyp builds the WASI for Windows (wasi_windows_sources):
+#    the runner must choose the C WASI (no node:wasi fallback), and the
+#    WASI's own C tests (test/wasi-c/test_wasi_os_*.c) run under Wine
+#    (scripts/wasi-c-windows.js: each linked into a DLL node.exe loads).
 #
 # Timing bounds: none scaled. Under Wine the suites ran with the bounds the
 # Linux run uses (Wine runs x86-64 code natively; only its system calls are
@@ -40,6 +50,8 @@ cd "$root"
 
 SUITES=(protocol protocol-threads bad-input hostile layout exports loader host-api host-node host-node-process
   shutdown interrupt-latency faults pool-races binding-lifetime runtime instance-reuse program)
+WASI_SUITES=(binding-wasi program-wasi-fds program-wasi-sandbox program-wasi-blocking program-wasi-real
+  program-wasi-basics program-wasi-rights)
 
 cache="${WTP_WINE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wasi-thread-pool/win-x64}"
 version="${WTP_WINE_NODE_VERSION:-$(node -p process.versions.node)}"
@@ -118,8 +130,13 @@ case "$loaded" in
   *) echo "FAIL the win32-x64 prebuild did not load"; cat "$work/load.log"; failed+=("addon load") ;;
 esac
 
+# The WASI suites' programs and the sandbox trees, made on the Linux side.
+sh scripts/build-wasi-programs.sh >"$work/programs.log" 2>&1 || { cat "$work/programs.log"; failed+=("wasi programs"); }
+node test/support/sandbox-tree.js "$work/trees" 4
+export WTP_WINE_SANDBOX_TREES="Z:${work//\//\\}\\trees"
+
 # 1. The suites.
-for s in "${SUITES[@]}"; do
+for s in "${SUITES[@]}" "${WASI_SUITES[@]}"; do
   started=$(date +%s)
   if timeout 900 "$WINE" "$node_exe" "test/$s.test.js" >"$work/$s.log" 2>&1 </dev/null; then status=ok; else status=FAIL; failed+=("$s"); fi
   summary="$(grep -E '^# (pass|fail|skipped) ' "$work/$s.log" | tr '\n' ' ' || true)"
@@ -147,6 +164,31 @@ verdict="$(node -e '
 echo "${verdict%% *} package load from the packed tarball: ${verdict#* } in $(($(date +%s) - started)) s"
 case "$verdict" in ok*) ;; *) cat "$pkg/smoke.log" "$pkg/install.log" | tail -30; failed+=("package") ;; esac
 
-total=$((${#SUITES[@]} + 2))
+# 3. The C WASI on Windows: the runner must not fall back; the C tests.
+steps=0
+if node -e 'const g = JSON.parse(require("fs").readFileSync("binding.gyp", "utf8"));
+  process.exit(Array.isArray(g.variables?.wasi_windows_sources) ? 0 : 1)'; then
+  steps=2
+  started=$(date +%s)
+  echo 'const { programWasiUnavailable } = await import(process.argv[2]); const why = programWasiUnavailable();
+    console.log(why === null ? "ok" : `FAIL ${why.reason}`);' >"$work/choice.mjs"
+  winnode "$work/choice.log" "$work/choice.mjs" "$root/lib/program/wasi.js" || true
+  choice="$(tail -1 "$work/choice.log")"
+  if [ "$choice" = ok ]; then
+    echo "ok the runner uses the C WASI on win32 (no node:wasi fallback)"
+  else
+    echo "FAIL the runner falls back to node:wasi on win32: ${choice#FAIL }"
+    cat "$work/choice.log"
+    failed+=("WASI choice")
+  fi
+  started=$(date +%s)
+  if node scripts/wasi-c-windows.js >"$work/wasi-c.log" 2>&1; then status=ok; else status=FAIL; failed+=("wasi-c"); fi
+  echo "$status the WASI's C tests under Wine: $(tail -1 "$work/wasi-c.log") in $(($(date +%s) - started)) s"
+  if [ "$status" = FAIL ]; then grep -E "FAIL|skip|errno" "$work/wasi-c.log" | head -60; fi
+else
+  echo "skip the C WASI on Windows: binding.gyp has no wasi_windows_sources here"
+fi
+
+total=$((${#SUITES[@]} + ${#WASI_SUITES[@]} + 2 + steps))
 echo "wine-win64: $((total - ${#failed[@]})) passed, ${#failed[@]} failed"
 if [ "${#failed[@]}" -gt 0 ]; then echo "wine-win64: failed: ${failed[*]}"; exit 1; fi

@@ -82,6 +82,10 @@ describe("a thread blocked writing to a stdout nobody reads", { skip }, () => {
   });
 });
 
+// Windows has no FIFO in a directory (its named pipes live in \\.\pipe\,
+// which no preopen reaches): the FIFO cases are POSIX's.
+const fifoSkip = process.platform === "win32" ? "Windows has no FIFO in a directory" : false;
+
 // A FIFO in a fresh directory, its other end held open by this process
 // (O_RDWR: never blocks, counts as a reader and a writer, reads and writes
 // nothing), so that the program's open returns and its read or write blocks.
@@ -98,7 +102,7 @@ function withFifo(fn) {
 
 for (const implementation of IMPLEMENTATIONS) {
   describe(`blocking calls, ${implementation} pool`, { skip }, () => {
-    test("a thread blocked reading a FIFO is ended by proc_exit on the main thread", async () => {
+    test("a thread blocked reading a FIFO is ended by proc_exit on the main thread", { skip: fifoSkip }, async () => {
       await withFifo(async (dir) => {
         const r = await runProgram("blocking", implementation, {
           args: ["fifo-read", "/fifo-dir/fifo"],
@@ -111,7 +115,7 @@ for (const implementation of IMPLEMENTATIONS) {
       });
     });
 
-    test("a thread blocked writing a full FIFO is ended by proc_exit on the main thread", async () => {
+    test("a thread blocked writing a full FIFO is ended by proc_exit on the main thread", { skip: fifoSkip }, async () => {
       await withFifo(async (dir) => {
         const r = await runProgram("blocking", implementation, {
           args: ["fifo-write", "/fifo-dir/fifo"],

@@ -17,12 +17,25 @@ import { CHILD, buildWasiPrograms, cWasiSkip, describeRun, programPath, runProgr
 
 const skip = cWasiSkip() || buildWasiPrograms();
 
-const RESOLVERS = { openat2: {}, walk: { WTP_WASI_PATH_WALK: "1" } };
+// Windows has one resolver (its own walk): the case runs once there.
+const RESOLVERS = process.platform === "win32" ? { walk: {} } : { openat2: {}, walk: { WTP_WASI_PATH_WALK: "1" } };
 
+// Wine 8 makes no symbolic link (the WASI's path_symlink answers ENOTSUP
+// there; scripts/wine-win64.sh sets WTP_UNDER_WINE=1): that check's FAIL
+// line is allowed under Wine, and nowhere else.
+const UNDER_WINE = process.env.WTP_UNDER_WINE === "1";
+const WINE_CANNOT = UNDER_WINE ? ["symlink-relative-made"] : [];
+
+// No FAIL line but those; the program exits 1 if it printed any.
 function assertPassed(r) {
   assert.equal(r.code, 0, describeRun(r));
-  assert.equal(r.result?.exitCode, 0, describeRun(r));
-  assert.doesNotMatch(r.stdout + r.stderr, /^FAIL /m, describeRun(r));
+  const fails = (r.stdout + r.stderr).split("\n").filter((l) => l.startsWith("FAIL "));
+  assert.deepEqual(
+    fails.filter((l) => !WINE_CANNOT.some((name) => l.startsWith(`FAIL ${name}:`))),
+    [],
+    describeRun(r),
+  );
+  assert.equal(r.result?.exitCode, fails.length ? 1 : 0, describeRun(r));
 }
 
 // Runs rights.c's case with the given stdio for the child (spawn's stdio:
@@ -66,7 +79,7 @@ for (const implementation of IMPLEMENTATIONS) {
           assertPassed(r);
           assert.match(r.stdout, /^ok truncate-open-without-right$/m, describeRun(r));
           assert.throws(() => lstatSync(join(data.dir, "abs-link")), { code: "ENOENT" });
-          assert.equal(readlinkSync(join(data.dir, "rel-link")), "sub/in.txt");
+          if (!UNDER_WINE) assert.equal(readlinkSync(join(data.dir, "rel-link")), "sub/in.txt");
         } finally {
           data.remove();
         }

@@ -78,8 +78,9 @@
 #include "../core/wtp.h"
 #include "../core/wtp_park.h"
 
-/* The program's C WASI (src/wasi/) is built on Linux and macOS only. */
-#if defined(__linux__) || defined(__APPLE__)
+/* The program's C WASI (src/wasi/) is built on Linux, macOS and Windows
+ * (binding.gyp; other systems build without it). */
+#if defined(__linux__) || defined(__APPLE__) || defined(_WIN32)
 #define WTP_HAVE_WASI 1
 #include "binding_wasi.h"
 #endif

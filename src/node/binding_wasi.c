@@ -60,15 +60,25 @@
  * worker's termination ends), and throws if it ever returns.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <uv.h>
+#else
+#include <fcntl.h>
 #include <unistd.h>
+#endif
 
 #include <node_api.h>
 
+#include "../os/wtp_mutex.h"
 #include "../wasi/wtp_wasi.h"
 #include "binding_wasi.h"
 #include "napi_util.h"
@@ -78,7 +88,7 @@
 
 /* ## The registry (see the header comment) */
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static wtp__mutex registry_lock = WTP__MUTEX_INIT;
 static wtp_wasi** registry;        /* registry[id - 1], NULL once released */
 static uint32_t registry_size;     /* ids handed out so far */
 static uint32_t registry_capacity; /* entries allocated */
@@ -86,7 +96,7 @@ static uint32_t registry_capacity; /* entries allocated */
 /* Stores wasi under a new id; 0 when out of memory or ids. */
 static uint32_t registry_add(wtp_wasi* wasi) {
   uint32_t id = 0;
-  pthread_mutex_lock(&registry_lock);
+  wtp__mutex_lock(&registry_lock);
   if (registry_size == registry_capacity && registry_capacity < INT32_MAX / 2) {
     uint32_t capacity = registry_capacity == 0 ? 16 : registry_capacity * 2;
     wtp_wasi** grown = realloc(registry, capacity * sizeof(*grown));
@@ -99,7 +109,7 @@ static uint32_t registry_add(wtp_wasi* wasi) {
     registry[registry_size++] = wasi;
     id = registry_size;
   }
-  pthread_mutex_unlock(&registry_lock);
+  wtp__mutex_unlock(&registry_lock);
   return id;
 }
 
@@ -108,7 +118,7 @@ static uint32_t registry_add(wtp_wasi* wasi) {
  * emptied. */
 static wtp_wasi* registry_get(uint32_t id, bool take) {
   wtp_wasi* wasi = NULL;
-  pthread_mutex_lock(&registry_lock);
+  wtp__mutex_lock(&registry_lock);
   if (id >= 1 && id <= registry_size) {
     wasi = registry[id - 1];
     if (take)
@@ -116,7 +126,7 @@ static wtp_wasi* registry_get(uint32_t id, bool take) {
     else if (wasi != NULL)
       wtp_wasi_retain(wasi);
   }
-  pthread_mutex_unlock(&registry_lock);
+  wtp__mutex_unlock(&registry_lock);
   return wasi;
 }
 
@@ -323,6 +333,31 @@ static bool get_preopens(napi_env env, napi_value options,
   return true;
 }
 
+/* Windows: Node's fds are its C runtime's; the WASI takes the HANDLE behind
+ * each (as an int, HandleToLong: src/wasi/wasi_table.h). A RangeError for
+ * an fd that is not open. Elsewhere the fds are the host's descriptors. */
+static bool host_stdio(napi_env env, int stdio[3]) {
+#ifdef _WIN32
+  for (uint32_t i = 0; i < 3; i++) {
+    if (stdio[i] < 0) continue;
+    uv_os_fd_t handle = uv_get_osfhandle(stdio[i]);
+    if (handle == INVALID_HANDLE_VALUE) {
+      char message[128];
+      snprintf(message, sizeof(message),
+               "wasiCreate: options.stdio[%u] (%d) is not an open file "
+               "descriptor",
+               i, stdio[i]);
+      throw_kind(env, true, message);
+      return false;
+    }
+    stdio[i] = (int)HandleToLong(handle);
+  }
+#else
+  (void)env, (void)stdio;
+#endif
+  return true;
+}
+
 /* options.stdio: undefined ([0, 1, 2]) or an array of three host
  * descriptors, each an integer >= -1 (-1: that fd closed in the program). */
 static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
@@ -334,7 +369,7 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
   if (napi_get_named_property(env, options, "stdio", &value) != napi_ok ||
       napi_typeof(env, value, &type) != napi_ok)
     return false;
-  if (type == napi_undefined) return true;
+  if (type == napi_undefined) return host_stdio(env, stdio);
   if (napi_is_array(env, value, &is_array) != napi_ok || !is_array ||
       napi_get_array_length(env, value, &length) != napi_ok || length != 3) {
     throw_kind(env, false,
@@ -364,7 +399,7 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
     }
     stdio[i] = (int)number;
   }
-  return true;
+  return host_stdio(env, stdio);
 }
 
 /* ## wasiCreate */
@@ -780,18 +815,70 @@ static napi_value js_wasi_stop_or_release(napi_env env,
   return undefined;
 }
 
+/* Closes an fd of Node's: on Windows node.exe's C runtime owns it, and only
+ * its own close (libuv's synchronous uv_fs_close) frees it and its handle. */
+static void close_fd(int fd) {
+#ifdef _WIN32
+  uv_fs_t req;
+  uv_fs_close(uv_default_loop(), &req, fd, NULL);
+  uv_fs_req_cleanup(&req);
+#else
+  close(fd);
+#endif
+}
+
+/* A pipe's two descriptors, [read, write], blocking, not inherited by
+ * children: 0, or a message in `error`.
+ * Windows: CreatePipe of 64 KiB (anonymous: synchronous handles, which Node's
+ * net.Socket reads and writes through libuv's threads, and the WASI's pipe
+ * I/O looks at before it calls, src/wasi/wasi_fd_windows.c), each handle
+ * made a C runtime fd of node.exe's with uv_open_osfhandle so that Node's
+ * fs and net take it (and fs.closeSync closes the handle). */
+static int make_pipe(int fds[2], char* error, size_t error_size) {
+#ifdef _WIN32
+  HANDLE ends[2];
+  /* 64 KiB, a Linux pipe's capacity (the default is 4 KiB). */
+  if (!CreatePipe(&ends[0], &ends[1], NULL, 65536)) {
+    snprintf(error, error_size, "pipe: Windows error %lu",
+             (unsigned long)GetLastError());
+    return -1;
+  }
+  for (int i = 0; i < 2; i++) {
+    fds[i] = uv_open_osfhandle(ends[i]);
+    if (fds[i] < 0) {
+      snprintf(error, error_size, "pipe: %s", uv_strerror(fds[i]));
+      if (i == 1) close_fd(fds[0]); /* closes ends[0] too */
+      CloseHandle(ends[1]);
+      if (i == 0) CloseHandle(ends[0]);
+      return -1;
+    }
+  }
+  return 0;
+#else
+  if (pipe(fds) != 0) {
+    snprintf(error, error_size, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  return 0;
+#endif
+}
+
+static void close_pipe(const int fds[2]) {
+  close_fd(fds[0]);
+  close_fd(fds[1]);
+}
+
 /* pipe() -> [readFd, writeFd], both close-on-exec and blocking. */
 static napi_value js_pipe(napi_env env, napi_callback_info info) {
   (void)info;
   int fds[2];
-  if (pipe(fds) != 0) {
-    char message[128];
-    snprintf(message, sizeof(message), "pipe: %s", strerror(errno));
+  char message[128];
+  if (make_pipe(fds, message, sizeof(message)) != 0) {
     napi_throw_error(env, NULL, message);
     return NULL;
   }
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   napi_value out, v;
   napi_status status = napi_create_array_with_length(env, 2, &out);
   for (uint32_t i = 0; i < 2 && status == napi_ok; i++) {
@@ -799,8 +886,7 @@ static napi_value js_pipe(napi_env env, napi_callback_info info) {
     if (status == napi_ok) status = napi_set_element(env, out, i, v);
   }
   if (status != napi_ok) {
-    close(fds[0]);
-    close(fds[1]);
+    close_pipe(fds);
     throw_napi_failure(env, "pipe", status);
     return NULL;
   }
@@ -808,11 +894,13 @@ static napi_value js_pipe(napi_env env, napi_callback_info info) {
 }
 
 /* exitProcess(code): ends the whole process at once with status code & 0xff
- * (_exit: no atexit handlers, no static destructors while other threads
- * still run V8, nothing buffered in C stdio to lose: the WASI writes with
- * write(2)). Used by the CLI, whose process is the program's, when a thread
- * other than the main one ends the program (the main thread may be blocked
- * in guest code that only the process's end can stop). Never returns. */
+ * (_exit; TerminateProcess on Windows, its equivalent: no atexit handlers,
+ * no DLL detach, no static destructors while other threads still run V8,
+ * nothing buffered in C stdio to lose: the WASI writes with write(2) or
+ * WriteFile). Used by the CLI, whose process is the program's, when a
+ * thread other than the main one ends the program (the main thread may be
+ * blocked in guest code that only the process's end can stop). Never
+ * returns. */
 static napi_value js_exit_process(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value arg;
@@ -820,7 +908,12 @@ static napi_value js_exit_process(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok ||
       argc < 1 || napi_get_value_int32(env, arg, &code) != napi_ok)
     code = 1;
+#ifdef _WIN32
+  TerminateProcess(GetCurrentProcess(), (UINT)(code & 0xff));
+  for (;;) Sleep(INFINITE); /* TerminateProcess does not return here */
+#else
   _exit(code & 0xff);
+#endif
 }
 
 napi_value wtp__binding_wasi_init(napi_env env, napi_value exports) {

@@ -1,5 +1,5 @@
 /* binding_wasi.h: the program WASI's Node-API glue (binding_wasi.c), built
- * on Linux and macOS only (binding.gyp). */
+ * on Linux, macOS and Windows (binding.gyp). */
 #ifndef WTP_BINDING_WASI_H
 #define WTP_BINDING_WASI_H
 

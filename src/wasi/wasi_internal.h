@@ -2,11 +2,26 @@
  *
  *   wasi_table.c    the program's WASI object, its fd table and its stop
  *   wasi_fd.c       fd_* calls on an open descriptor, stdio, sockets
- *   wasi_poll.c     waiting for a peer (poll with the stop's wake-up fd), poll_oneoff
+ *   wasi_poll.c     poll_oneoff
  *   wasi_misc.c     args, environment, clocks, random, sched_yield, proc_raise
- *   wasi_path.c     the sandbox: resolving a guest path beneath a preopen
- *   wasi_path_calls.c  path_* calls and fd_readdir
+ *   wasi_path.c     the sandbox's OS-neutral part: copying guest paths
+ *   wasi_path_posix.c, wasi_path_windows.c  the sandbox: resolving a guest
+ *                   path beneath a preopen (wasi_path.h), per OS
+ *   wasi_path_calls.c  path_* calls and fd_readdir, the guest's side
+ *   wasi_path_host_posix.c, wasi_path_host_windows.c  their host operations
+ *                   (wasi_path_host.h), per OS
  *   wasi_imports.c  the import table (wtp_wasi_imports)
+ *
+ * Those files hold the guest's side (range checks, iovecs, rights, the
+ * records written to guest memory) once, for every OS; what reaches the OS
+ * is behind a contract header per concern, one file per OS (_posix.c:
+ * Linux and macOS; _windows.c):
+ *   wasi_host.h     descriptors (stdio, preopens, close), the stop's object
+ *   wasi_io.h       the fd_* and sock_* operations on a descriptor
+ *   wasi_wait.h     waiting for a peer and poll_oneoff's wait
+ *   wasi_clock.h    clocks, random bytes, yield
+ *   wasi_errno_posix.c / wasi_errno_windows.c   host errors as WASI errnos
+ * (The path layer splits the same way: wasi_path.h, wasi_path_host.h above.)
  *
  * Also: wasi_errno.h (the preview1 constants), wasi_table.h (struct wtp_wasi
  * and the entry, for the table, fd, poll and misc files only).
@@ -66,17 +81,44 @@ void **wtp__wasi_entry_readdir_state(wtp__wasi_entry *entry,
 void wtp__wasi_entry_lock(wtp__wasi_entry *entry);
 void wtp__wasi_entry_unlock(wtp__wasi_entry *entry);
 
-/* wasi_poll.c: waits until fd is ready for events (POLLIN or POLLOUT), the
- * peer hung up or failed (0), or the program stops (WTP_WASI_STOPPED).
+/* A WASI filestat as the host knows it (wtp__wasi_put_filestat writes it
+ * to guest memory; wasi_host.h's wtp__wasi_host_filestat reads a
+ * descriptor's). Times in ns since 1970. */
+typedef struct wtp__wasi_filestat {
+  uint64_t dev, ino;
+  uint8_t filetype;
+  uint64_t nlink, size, atim, mtim, ctim;
+} wtp__wasi_filestat;
+/* Writes a WASI filestat (64 bytes, little-endian) at dst. */
+void wtp__wasi_put_filestat(uint8_t *dst, const wtp__wasi_filestat *st);
+
+/* A libuv error (UV_E*, negative; 0 is success) as a WASI errno
+ * (wasi_errno_windows.c; EIO for one without a WASI twin; built on Windows
+ * only, where the addon imports libuv from node.exe). On Windows every OS
+ * error reaches the WASI through it: uv_translate_sys_error(GetLastError()),
+ * NTSTATUS through RtlNtStatusToDosError first. */
+uint32_t wtp__wasi_uv_errno(int uv_err);
+
+#ifndef _WIN32
+/* wasi_poll_posix.c: waits until fd is ready for events (POLLIN or POLLOUT),
+ * the peer hung up or failed (0), or the program stops (WTP_WASI_STOPPED).
  * Never a timeout. */
 uint32_t wtp__wasi_wait_fd(wtp_wasi *wasi, int fd, short events);
 
-/* A host errno as a WASI errno. */
+/* wasi_errno_posix.c: a host errno as a WASI errno. */
 uint32_t wtp__wasi_errno(int host_errno);
 /* A host file type (st_mode) as a WASI filetype. */
 uint8_t wtp__wasi_filetype(mode_t mode);
 /* Writes a WASI filestat (64 bytes, little-endian) at dst. */
 void wtp__wasi_write_filestat(uint8_t *dst, const struct stat *st);
+/* struct stat as the neutral record. */
+void wtp__wasi_posix_filestat(const struct stat *st, wtp__wasi_filestat *out);
+#else
+/* wasi_errno_windows.c: a Win32 error (GetLastError()) as a WASI errno, and
+ * an NTSTATUS as one. */
+uint32_t wtp__wasi_win_errno(unsigned long win32_error);
+uint32_t wtp__wasi_nt_errno(long ntstatus);
+#endif
 
 /* Guest memory: 1 if [ptr, ptr + len) lies inside memory (no overflow). */
 static inline int wtp__wasi_range_ok(const wtp_wasi_memory *memory,

@@ -1,21 +1,10 @@
 /* wasi_misc.c: args, environment, clocks, random, sched_yield, proc_raise.
- * Every call checks the guest ranges it will write before it writes. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <sched.h>
+ * Every call checks the guest ranges it will write before it writes; the
+ * OS's side is wasi_clock.h. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#ifdef __linux__
-#ifdef __linux__
-#include <fcntl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-#endif
 
+#include "wasi_clock.h"
 #include "wasi_errno.h"
 #include "wasi_table.h"
 
@@ -64,92 +53,35 @@ WTP__WASI_CALL(environ_sizes_get) {
   return sizes_get(memory, args[0], args[1], wasi->env_count, wasi->env_size);
 }
 
-/* The host clock of a WASI clock id, or -1. */
-static int host_clock(uint64_t id, clockid_t *out) {
-  switch (id) {
-    case WASI_CLOCK_REALTIME:
-      *out = CLOCK_REALTIME;
-      return 0;
-    case WASI_CLOCK_MONOTONIC:
-      *out = CLOCK_MONOTONIC;
-      return 0;
-    case WASI_CLOCK_PROCESS_CPUTIME_ID:
-      *out = CLOCK_PROCESS_CPUTIME_ID;
-      return 0;
-    case WASI_CLOCK_THREAD_CPUTIME_ID:
-      *out = CLOCK_THREAD_CPUTIME_ID;
-      return 0;
-    default:
-      return -1;
-  }
-}
-
 WTP__WASI_CALL(clock_res_get) {
   (void)wasi;
-  clockid_t clock;
-  struct timespec ts;
+  uint64_t ns;
   if (!wtp__wasi_range_ok(memory, args[1], 8)) return WASI_EFAULT;
-  if (host_clock(args[0], &clock) != 0) return WASI_EINVAL;
-  if (clock_getres(clock, &ts) != 0) return wtp__wasi_errno(errno);
-  wtp__wasi_store64(memory, args[1],
-                    (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-  return WASI_ESUCCESS;
+  uint32_t err = wtp__wasi_clock_res(args[0], &ns);
+  if (err == WASI_ESUCCESS) wtp__wasi_store64(memory, args[1], ns);
+  return err;
 }
 
 WTP__WASI_CALL(clock_time_get) {
-  /* args[1] (precision) is a hint; one clock_gettime serves any. */
-  clockid_t clock;
-  struct timespec ts;
+  /* args[1] (precision) is a hint; one reading serves any. */
   (void)wasi;
+  uint64_t ns;
   if (!wtp__wasi_range_ok(memory, args[2], 8)) return WASI_EFAULT;
-  if (host_clock(args[0], &clock) != 0) return WASI_EINVAL;
-  if (clock_gettime(clock, &ts) != 0) return wtp__wasi_errno(errno);
-  wtp__wasi_store64(memory, args[2],
-                    (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-  return WASI_ESUCCESS;
+  uint32_t err = wtp__wasi_clock_now(args[0], &ns);
+  if (err == WASI_ESUCCESS) wtp__wasi_store64(memory, args[2], ns);
+  return err;
 }
-
-#ifdef __linux__
-/* The getrandom system call itself, not glibc's wrapper (glibc 2.25): the
- * glibc prebuilds run on glibc 2.17. A kernel without it (before 3.17)
- * answers ENOSYS, and /dev/urandom serves instead. */
-static ssize_t os_random(uint8_t *at, size_t len) {
-  long n = syscall(SYS_getrandom, at, len, 0);
-  if (n >= 0 || errno != ENOSYS) return (ssize_t)n;
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  n = read(fd, at, len);
-  int saved = errno;
-  close(fd);
-  errno = saved;
-  return (ssize_t)n;
-}
-#endif
 
 WTP__WASI_CALL(random_get) {
   uint64_t ptr = args[0], len = args[1];
   (void)wasi;
   if (!wtp__wasi_range_ok(memory, ptr, len)) return WASI_EFAULT;
-#ifdef __linux__
-  uint8_t *at = memory->base + ptr;
-  while (len > 0) {
-    ssize_t n = os_random(at, len > 33554431 ? 33554431 : (size_t)len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return wtp__wasi_errno(errno);
-    }
-    at += n;
-    len -= (uint64_t)n;
-  }
-#else
-  arc4random_buf(memory->base + ptr, (size_t)len);
-#endif
-  return WASI_ESUCCESS;
+  return wtp__wasi_random(memory->base + ptr, len);
 }
 
 WTP__WASI_CALL(sched_yield) {
   (void)wasi, (void)memory, (void)args;
-  sched_yield();
+  wtp__wasi_yield();
   return WASI_ESUCCESS;
 }
 

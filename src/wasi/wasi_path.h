@@ -1,5 +1,8 @@
-/* wasi_path.h: the sandbox (wasi_path.c): resolving a guest path beneath a
- * directory descriptor. The guarantee is stated at the top of wasi_path.c. */
+/* wasi_path.h: the sandbox: resolving a guest path beneath a directory
+ * descriptor. wasi_path.c copies and checks guest paths (every OS); the
+ * resolution is wasi_path_posix.c (Linux, macOS) or wasi_path_windows.c
+ * (Windows, where a descriptor is HandleToLong of a HANDLE), each stating
+ * its guarantee at its top. */
 #ifndef WTP_WASI_PATH_H
 #define WTP_WASI_PATH_H
 
@@ -44,6 +47,7 @@ uint32_t wtp__wasi_beneath_resolve(int base, const char *path, int follow_final,
                                    wtp__wasi_at *at);
 void wtp__wasi_at_close(wtp__wasi_at *at);
 
+#ifndef _WIN32
 /* Opens path beneath base with the host open flags (O_CLOEXEC added, and
  * O_NOFOLLOW unless follow) and mode; stores the new host descriptor in
  * *fd_out. Returns 0 or a WASI errno (EPERM for an escape). */
@@ -55,5 +59,6 @@ uint32_t wtp__wasi_beneath_open(int base, const char *path, int flags,
  * variable WTP_WASI_PATH_WALK=1 forces the walk). Returns 1 if openat2 is
  * in use after the call. */
 int wtp__wasi_path_force_walk(int on);
+#endif /* !_WIN32 */
 
 #endif /* WTP_WASI_PATH_H */

@@ -70,25 +70,21 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/eventfd.h>
-#endif
 
 #include "wasi_errno.h"
+#include "wasi_host.h"
 #include "wasi_table.h"
 
 /* ---- entries ---- */
 
 static void entry_dispose(wtp__wasi_entry *entry) {
   wtp_wasi *wasi = entry->wasi;
-  if (entry->io_fd >= 0 && entry->io_fd != entry->host_fd) close(entry->io_fd);
-  if (entry->host_fd >= 0) close(entry->host_fd);
+  if (entry->io_fd >= 0 && entry->io_fd != entry->host_fd)
+    wtp__wasi_host_close(entry->io_fd);
+  if (entry->host_fd >= 0) wtp__wasi_host_close(entry->host_fd);
   if (entry->free_readdir_state != NULL && entry->readdir_state != NULL)
     entry->free_readdir_state(entry->readdir_state);
   entry->readdir_state = NULL;
@@ -96,10 +92,10 @@ static void entry_dispose(wtp__wasi_entry *entry) {
   free(entry->preopen);
   entry->preopen = NULL;
   entry->host_fd = entry->io_fd = -1;
-  pthread_mutex_lock(&wasi->table_lock);
+  wtp__mutex_lock(&wasi->table_lock);
   entry->next_free = wasi->free_entries;
   wasi->free_entries = entry;
-  pthread_mutex_unlock(&wasi->table_lock);
+  wtp__mutex_unlock(&wasi->table_lock);
 }
 
 void wtp__wasi_fd_put(wtp__wasi_entry *entry) {
@@ -143,7 +139,7 @@ static wtp__wasi_entry *entry_alloc_locked(wtp_wasi *wasi) {
   } else {
     entry = calloc(1, sizeof *entry);
     if (entry == NULL) return NULL;
-    if (pthread_mutex_init(&entry->lock, NULL) != 0) {
+    if (wtp__mutex_init(&entry->lock) != 0) {
       free(entry);
       return NULL;
     }
@@ -184,20 +180,12 @@ static uint32_t lowest_free_locked(wtp_wasi *wasi) {
   return WASI_FD_MAX;
 }
 
-typedef struct entry_init {
-  int host_fd, io_fd;
-  uint8_t filetype, io_kind;
-  uint16_t fdflags;
-  uint64_t rights_base, rights_inheriting;
-  char *preopen;
-} entry_init;
-
 /* Publishes a new entry at want (or the lowest free number if want is
  * UINT32_MAX; want must be free). Takes ownership of init's descriptors and
  * preopen name: on failure they are closed and freed. */
-static uint32_t table_insert(wtp_wasi *wasi, const entry_init *init,
+static uint32_t table_insert(wtp_wasi *wasi, const wtp__wasi_entry_init *init,
                              uint32_t want, uint32_t *fd_out) {
-  pthread_mutex_lock(&wasi->table_lock);
+  wtp__mutex_lock(&wasi->table_lock);
   uint32_t fd = want == UINT32_MAX ? lowest_free_locked(wasi) : want;
   uint32_t err = WASI_ESUCCESS;
   wasi_slot *slot = fd < WASI_FD_MAX ? slot_make_locked(wasi, fd) : NULL;
@@ -221,10 +209,11 @@ static uint32_t table_insert(wtp_wasi *wasi, const entry_init *init,
         slot, entry, memory_order_release); /* pairs with wtp__wasi_fd_get */
     *fd_out = fd;
   }
-  pthread_mutex_unlock(&wasi->table_lock);
+  wtp__mutex_unlock(&wasi->table_lock);
   if (err != WASI_ESUCCESS) {
-    if (init->io_fd >= 0 && init->io_fd != init->host_fd) close(init->io_fd);
-    if (init->host_fd >= 0) close(init->host_fd);
+    if (init->io_fd >= 0 && init->io_fd != init->host_fd)
+      wtp__wasi_host_close(init->io_fd);
+    if (init->host_fd >= 0) wtp__wasi_host_close(init->host_fd);
     free(init->preopen);
   }
   return err;
@@ -286,102 +275,14 @@ uint32_t wtp__wasi_entry_narrow(wtp__wasi_entry *entry, uint64_t base,
   return err;
 }
 
-/* Rights by kind and access mode (see "Rights" above). */
-static uint64_t rights_for(uint8_t filetype, int host_fd) {
-  uint64_t rights = wtp__wasi_kind_rights(filetype);
-  if (filetype == WASI_FILETYPE_DIRECTORY) return rights;
-  int flags = fcntl(host_fd, F_GETFL);
-  if (flags >= 0) {
-    int mode = flags & O_ACCMODE;
-    if (mode == O_WRONLY) rights &= ~WASI_RIGHTS_FD_READ;
-    if (mode == O_RDONLY)
-      rights &= ~(WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_ALLOCATE |
-                  WASI_RIGHTS_FD_FILESTAT_SET_SIZE);
-  }
-  return rights;
-}
-
-static int never_waits(uint8_t filetype) {
-  return filetype == WASI_FILETYPE_REGULAR_FILE ||
-         filetype == WASI_FILETYPE_DIRECTORY ||
-         filetype == WASI_FILETYPE_BLOCK_DEVICE;
-}
-
 uint32_t wtp__wasi_fd_add(wtp_wasi *wasi, int host_fd, uint8_t filetype,
                           uint16_t fdflags, uint64_t rights_base,
                           uint64_t rights_inheriting, uint32_t *fd_out) {
-  /* The path layer opened host_fd: its description is ours alone, so a
-   * stream is simply marked O_NONBLOCK (the guest's NONBLOCK flag is
-   * emulated above it, wasi_fd.c). */
-  entry_init init = {host_fd, host_fd,     filetype,          WASI_IO_FILE,
-                     fdflags, rights_base, rights_inheriting, NULL};
-  if (!never_waits(filetype)) {
-    int flags = fcntl(host_fd, F_GETFL);
-    if (flags >= 0 && (flags & O_NONBLOCK ||
-                       fcntl(host_fd, F_SETFL, flags | O_NONBLOCK) == 0)) {
-      init.io_kind = WASI_IO_NONBLOCKING;
-    } else {
-      init.io_kind = WASI_IO_SHARED_BLOCKING;
-    }
-  }
+  wtp__wasi_entry_init init = {host_fd,           host_fd, filetype,
+                               WASI_IO_FILE,      fdflags, rights_base,
+                               rights_inheriting, NULL};
+  wtp__wasi_host_classify(&init);
   return table_insert(wasi, &init, UINT32_MAX, fd_out);
-}
-
-/* A stdio descriptor: dup_fd is our dup of the host's, whose description
- * other processes share (a shell's terminal, a pipe). Never set O_NONBLOCK
- * on it: on Linux reopen /proc/self/fd/N for a private non-blocking
- * description of the same pipe, FIFO or terminal; a socket uses
- * MSG_DONTWAIT; otherwise the residual WASI_IO_SHARED_BLOCKING. */
-static void classify_shared(entry_init *init, int dup_fd) {
-  struct stat st;
-  init->host_fd = init->io_fd = dup_fd;
-  if (fstat(dup_fd, &st) != 0) {
-    /* Cannot happen on a descriptor dup() just made; stay careful. */
-    init->filetype = WASI_FILETYPE_UNKNOWN;
-    init->io_kind = WASI_IO_SHARED_BLOCKING;
-    init->rights_base = WASI_RIGHTS_STREAM & ~WASI_RIGHTS_SOCK_SHUTDOWN;
-    return;
-  }
-  init->filetype = wtp__wasi_filetype(st.st_mode);
-  /* A character device that is no terminal (</dev/null, 2>/dev/null) is
-   * UNKNOWN, as wasmtime reports it: wasi-libc's isatty() and Rust's
-   * is_terminal() take CHARACTER_DEVICE without seek rights for a terminal. */
-  if (init->filetype == WASI_FILETYPE_CHARACTER_DEVICE && !isatty(dup_fd))
-    init->filetype = WASI_FILETYPE_UNKNOWN;
-  int flags = fcntl(dup_fd, F_GETFL);
-  if (flags >= 0 && (flags & O_APPEND)) init->fdflags |= WASI_FDFLAGS_APPEND;
-  init->rights_base = rights_for(init->filetype, dup_fd);
-  init->rights_inheriting = 0;
-  if (never_waits(init->filetype)) {
-    init->io_kind = WASI_IO_FILE;
-    return;
-  }
-  if (S_ISSOCK(st.st_mode)) {
-    init->io_kind = WASI_IO_SOCKET;
-    return;
-  }
-  init->io_kind = WASI_IO_SHARED_BLOCKING;
-  if (flags < 0) return;
-  if (flags & O_NONBLOCK) {
-    init->io_kind = WASI_IO_NONBLOCKING; /* the host made it so; we only poll */
-    return;
-  }
-#ifdef __linux__
-  char path[40];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", dup_fd);
-  int private_fd =
-      open(path, (flags & O_ACCMODE) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (private_fd >= 0) {
-    struct stat again;
-    if (fstat(private_fd, &again) == 0 && again.st_dev == st.st_dev &&
-        again.st_ino == st.st_ino) {
-      init->io_fd = private_fd;
-      init->io_kind = WASI_IO_NONBLOCKING;
-    } else {
-      close(private_fd);
-    }
-  }
-#endif
 }
 
 /* ---- the WASI object ---- */
@@ -412,38 +313,14 @@ static int copy_strings(const char *const *strings, uint32_t count,
   return 0;
 }
 
-static int make_wake(wtp_wasi *wasi) {
-#ifdef __linux__
-  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (fd < 0) return errno;
-  wasi->wake_fd = wasi->wake_write_fd = fd;
-#else
-  int fds[2];
-  if (pipe(fds) != 0) return errno;
-  for (int i = 0; i < 2; i++) {
-    fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
-  }
-  wasi->wake_fd = fds[0];
-  wasi->wake_write_fd = fds[1];
-#endif
-  return 0;
-}
-
 static int add_stdio(wtp_wasi *wasi, const wtp_wasi_config *config, char *error,
                      size_t error_size) {
   for (uint32_t i = 0; i < 3; i++) {
     if (config->stdio[i] < 0) continue;
-    int dup_fd = fcntl(config->stdio[i], F_DUPFD_CLOEXEC, 3);
-    if (dup_fd < 0) {
-      int err = errno;
-      snprintf(error, error_size,
-               "stdio %u: cannot duplicate host descriptor %d: %s", i,
-               config->stdio[i], strerror(err));
-      return err;
-    }
-    entry_init init = {0};
-    classify_shared(&init, dup_fd);
+    wtp__wasi_entry_init init = {0};
+    int err = wtp__wasi_host_stdio((int)i, config->stdio[i], &init, error,
+                                   error_size);
+    if (err != 0) return err;
     uint32_t fd;
     if (table_insert(wasi, &init, i, &fd) != WASI_ESUCCESS) {
       snprintf(error, error_size, "stdio %u: out of memory", i);
@@ -457,28 +334,26 @@ static int add_preopens(wtp_wasi *wasi, const wtp_wasi_config *config,
                         char *error, size_t error_size) {
   for (uint32_t i = 0; i < config->preopen_count; i++) {
     const wtp_wasi_preopen *preopen = &config->preopens[i];
-    int dir = open(preopen->host_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) {
-      int err = errno;
-      snprintf(error, error_size, "preopen %s: %s%s", preopen->host_path,
-               strerror(err), err == ENOTDIR ? " (not a directory)" : "");
-      return err;
-    }
+    int dir = -1;
+    int err =
+        wtp__wasi_host_open_dir(preopen->host_path, &dir, error, error_size);
+    if (err != 0) return err;
     char *name = strdup(preopen->guest_path);
     if (name == NULL) {
-      close(dir);
+      wtp__wasi_host_close(dir);
       snprintf(error, error_size, "preopen %s: out of memory",
                preopen->host_path);
       return ENOMEM;
     }
-    entry_init init = {dir,
-                       dir,
-                       WASI_FILETYPE_DIRECTORY,
-                       WASI_IO_FILE,
-                       0,
-                       WASI_RIGHTS_DIRECTORY,
-                       WASI_RIGHTS_DIRECTORY | WASI_RIGHTS_REGULAR_FILE,
-                       name};
+    wtp__wasi_entry_init init = {
+        dir,
+        dir,
+        WASI_FILETYPE_DIRECTORY,
+        WASI_IO_FILE,
+        0,
+        WASI_RIGHTS_DIRECTORY,
+        WASI_RIGHTS_DIRECTORY | WASI_RIGHTS_REGULAR_FILE,
+        name};
     uint32_t fd;
     if (table_insert(wasi, &init, 3 + i, &fd) != WASI_ESUCCESS) {
       snprintf(error, error_size,
@@ -507,13 +382,11 @@ static void wasi_destroy(wtp_wasi *wasi) {
   for (wtp__wasi_entry *entry = wasi->all_entries, *next; entry != NULL;
        entry = next) {
     next = entry->next_entry;
-    pthread_mutex_destroy(&entry->lock);
+    wtp__mutex_destroy(&entry->lock);
     free(entry);
   }
-  if (wasi->wake_write_fd >= 0 && wasi->wake_write_fd != wasi->wake_fd)
-    close(wasi->wake_write_fd);
-  if (wasi->wake_fd >= 0) close(wasi->wake_fd);
-  pthread_mutex_destroy(&wasi->table_lock);
+  wtp__wasi_host_stop_free(wasi);
+  wtp__mutex_destroy(&wasi->table_lock);
   free(wasi->args_blob);
   free(wasi->env_blob);
   free(wasi->args_offsets);
@@ -531,10 +404,14 @@ int wtp_wasi_create(const wtp_wasi_config *config, wtp_wasi **out, char *error,
   }
   atomic_init(&wasi->refs, 1);
   atomic_init(&wasi->stopped, 0);
+#ifdef _WIN32
+  wasi->stop_event = NULL;
+#else
   wasi->wake_fd = wasi->wake_write_fd = -1;
+#endif
   for (uint32_t c = 0; c < WASI_FD_CHUNKS; c++)
     atomic_init(&wasi->chunks[c], NULL);
-  if (pthread_mutex_init(&wasi->table_lock, NULL) != 0) {
+  if (wtp__mutex_init(&wasi->table_lock) != 0) {
     free(wasi);
     snprintf(error, error_size, "cannot make the table's lock");
     return ENOMEM;
@@ -553,10 +430,7 @@ int wtp_wasi_create(const wtp_wasi_config *config, wtp_wasi **out, char *error,
     snprintf(error, error_size, "arguments: %s", strerror(err));
   }
   if (err == 0) {
-    err = make_wake(wasi);
-    if (err != 0)
-      snprintf(error, error_size, "the stop's wake-up descriptor: %s",
-               strerror(err));
+    err = wtp__wasi_host_stop_make(wasi, error, error_size);
   }
   if (err == 0) err = add_stdio(wasi, config, error, error_size);
   if (err == 0) err = add_preopens(wasi, config, error, error_size);
@@ -579,17 +453,11 @@ void wtp_wasi_release(wtp_wasi *wasi) {
 
 void wtp_wasi_stop(wtp_wasi *wasi) {
   /* seq_cst exchange: a waiter checks stopped after it has decided to wait
-   * and before poll(); if it missed the flag, the write below (after the
-   * flag) makes wake_fd readable before or during its poll, for good. */
+   * and before its wait; if it missed the flag, the signal below (after the
+   * flag) makes the wake-up object ready before or during its wait, for
+   * good. */
   if (atomic_exchange(&wasi->stopped, 1) != 0) return;
-#ifdef __linux__
-  uint64_t one = 1;
-  ssize_t n = write(wasi->wake_write_fd, &one, sizeof one);
-#else
-  char byte = 1;
-  ssize_t n = write(wasi->wake_write_fd, &byte, 1);
-#endif
-  (void)n; /* an eventfd at 1 or a pipe with a byte in it is already readable */
+  wtp__wasi_host_stop_signal(wasi);
 }
 
 int wtp_wasi_stopped(const wtp_wasi *wasi) {
@@ -614,237 +482,41 @@ void **wtp__wasi_entry_readdir_state(wtp__wasi_entry *entry,
   return &entry->readdir_state;
 }
 void wtp__wasi_entry_lock(wtp__wasi_entry *entry) {
-  pthread_mutex_lock(&entry->lock);
+  wtp__mutex_lock(&entry->lock);
 }
 void wtp__wasi_entry_unlock(wtp__wasi_entry *entry) {
-  pthread_mutex_unlock(&entry->lock);
+  wtp__mutex_unlock(&entry->lock);
 }
 
 /* ---- conversions ---- */
-
-uint32_t wtp__wasi_errno(int host_errno) {
-  switch (host_errno) {
-    case 0:
-      return WASI_ESUCCESS;
-    case E2BIG:
-      return WASI_E2BIG;
-    case EACCES:
-      return WASI_EACCES;
-    case EADDRINUSE:
-      return WASI_EADDRINUSE;
-    case EADDRNOTAVAIL:
-      return WASI_EADDRNOTAVAIL;
-    case EAFNOSUPPORT:
-      return WASI_EAFNOSUPPORT;
-    case EAGAIN:
-      return WASI_EAGAIN;
-#if EWOULDBLOCK != EAGAIN
-    case EWOULDBLOCK:
-      return WASI_EAGAIN;
-#endif
-    case EALREADY:
-      return WASI_EALREADY;
-    case EBADF:
-      return WASI_EBADF;
-    case EBADMSG:
-      return WASI_EBADMSG;
-    case EBUSY:
-      return WASI_EBUSY;
-    case ECANCELED:
-      return WASI_ECANCELED;
-    case ECHILD:
-      return WASI_ECHILD;
-    case ECONNABORTED:
-      return WASI_ECONNABORTED;
-    case ECONNREFUSED:
-      return WASI_ECONNREFUSED;
-    case ECONNRESET:
-      return WASI_ECONNRESET;
-    case EDEADLK:
-      return WASI_EDEADLK;
-    case EDESTADDRREQ:
-      return WASI_EDESTADDRREQ;
-    case EDOM:
-      return WASI_EDOM;
-    case EDQUOT:
-      return WASI_EDQUOT;
-    case EEXIST:
-      return WASI_EEXIST;
-    case EFAULT:
-      return WASI_EFAULT;
-    case EFBIG:
-      return WASI_EFBIG;
-    case EHOSTUNREACH:
-      return WASI_EHOSTUNREACH;
-    case EIDRM:
-      return WASI_EIDRM;
-    case EILSEQ:
-      return WASI_EILSEQ;
-    case EINPROGRESS:
-      return WASI_EINPROGRESS;
-    case EINTR:
-      return WASI_EINTR;
-    case EINVAL:
-      return WASI_EINVAL;
-    case EIO:
-      return WASI_EIO;
-    case EISCONN:
-      return WASI_EISCONN;
-    case EISDIR:
-      return WASI_EISDIR;
-    case ELOOP:
-      return WASI_ELOOP;
-    case EMFILE:
-      return WASI_EMFILE;
-    case EMLINK:
-      return WASI_EMLINK;
-    case EMSGSIZE:
-      return WASI_EMSGSIZE;
-    case EMULTIHOP:
-      return WASI_EMULTIHOP;
-    case ENAMETOOLONG:
-      return WASI_ENAMETOOLONG;
-    case ENETDOWN:
-      return WASI_ENETDOWN;
-    case ENETRESET:
-      return WASI_ENETRESET;
-    case ENETUNREACH:
-      return WASI_ENETUNREACH;
-    case ENFILE:
-      return WASI_ENFILE;
-    case ENOBUFS:
-      return WASI_ENOBUFS;
-    case ENODEV:
-      return WASI_ENODEV;
-    case ENOENT:
-      return WASI_ENOENT;
-    case ENOEXEC:
-      return WASI_ENOEXEC;
-    case ENOLCK:
-      return WASI_ENOLCK;
-    case ENOLINK:
-      return WASI_ENOLINK;
-    case ENOMEM:
-      return WASI_ENOMEM;
-    case ENOMSG:
-      return WASI_ENOMSG;
-    case ENOPROTOOPT:
-      return WASI_ENOPROTOOPT;
-    case ENOSPC:
-      return WASI_ENOSPC;
-    case ENOSYS:
-      return WASI_ENOSYS;
-    case ENOTCONN:
-      return WASI_ENOTCONN;
-    case ENOTDIR:
-      return WASI_ENOTDIR;
-    case ENOTEMPTY:
-      return WASI_ENOTEMPTY;
-    case ENOTRECOVERABLE:
-      return WASI_ENOTRECOVERABLE;
-    case ENOTSOCK:
-      return WASI_ENOTSOCK;
-    case ENOTSUP:
-      return WASI_ENOTSUP;
-#if EOPNOTSUPP != ENOTSUP
-    case EOPNOTSUPP:
-      return WASI_ENOTSUP;
-#endif
-    case ENOTTY:
-      return WASI_ENOTTY;
-    case ENXIO:
-      return WASI_ENXIO;
-    case EOVERFLOW:
-      return WASI_EOVERFLOW;
-    case EOWNERDEAD:
-      return WASI_EOWNERDEAD;
-    case EPERM:
-      return WASI_EPERM;
-    case EPIPE:
-      return WASI_EPIPE;
-    case EPROTO:
-      return WASI_EPROTO;
-    case EPROTONOSUPPORT:
-      return WASI_EPROTONOSUPPORT;
-    case EPROTOTYPE:
-      return WASI_EPROTOTYPE;
-    case ERANGE:
-      return WASI_ERANGE;
-    case EROFS:
-      return WASI_EROFS;
-    case ESPIPE:
-      return WASI_ESPIPE;
-    case ESRCH:
-      return WASI_ESRCH;
-    case ESTALE:
-      return WASI_ESTALE;
-    case ETIMEDOUT:
-      return WASI_ETIMEDOUT;
-    case ETXTBSY:
-      return WASI_ETXTBSY;
-    case EXDEV:
-      return WASI_EXDEV;
-    default:
-      return WASI_EIO;
-  }
-}
-
-uint8_t wtp__wasi_filetype(mode_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFREG:
-      return WASI_FILETYPE_REGULAR_FILE;
-    case S_IFDIR:
-      return WASI_FILETYPE_DIRECTORY;
-    case S_IFCHR:
-      return WASI_FILETYPE_CHARACTER_DEVICE;
-    case S_IFBLK:
-      return WASI_FILETYPE_BLOCK_DEVICE;
-    case S_IFLNK:
-      return WASI_FILETYPE_SYMBOLIC_LINK;
-    case S_IFSOCK:
-      return WASI_FILETYPE_SOCKET_STREAM;
-    default:
-      return WASI_FILETYPE_UNKNOWN; /* FIFOs too, as wasmtime reports them */
-  }
-}
-
-#ifdef __APPLE__
-#define STAT_NS(st, which)                                     \
-  ((uint64_t)(st)->st_##which##timespec.tv_sec * 1000000000u + \
-   (uint64_t)(st)->st_##which##timespec.tv_nsec)
-#else
-#define STAT_NS(st, which)                                \
-  ((uint64_t)(st)->st_##which##tim.tv_sec * 1000000000u + \
-   (uint64_t)(st)->st_##which##tim.tv_nsec)
-#endif
 
 static void put64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void wtp__wasi_write_filestat(uint8_t *dst, const struct stat *st) {
+void wtp__wasi_put_filestat(uint8_t *dst, const wtp__wasi_filestat *st) {
   /* filestat: dev @0, ino @8, filetype @16 (u8, padded), nlink @24, size
    * @32, atim @40, mtim @48, ctim @56. */
   memset(dst, 0, 64);
-  put64(dst + 0, (uint64_t)st->st_dev);
-  put64(dst + 8, (uint64_t)st->st_ino);
-  dst[16] = wtp__wasi_filetype(st->st_mode);
-  put64(dst + 24, (uint64_t)st->st_nlink);
-  put64(dst + 32, (uint64_t)st->st_size);
-  put64(dst + 40, STAT_NS(st, a));
-  put64(dst + 48, STAT_NS(st, m));
-  put64(dst + 56, STAT_NS(st, c));
+  put64(dst + 0, st->dev);
+  put64(dst + 8, st->ino);
+  dst[16] = st->filetype;
+  put64(dst + 24, st->nlink);
+  put64(dst + 32, st->size);
+  put64(dst + 40, st->atim);
+  put64(dst + 48, st->mtim);
+  put64(dst + 56, st->ctim);
 }
 
 /* ---- close and renumber (wasi_fd.c) ---- */
 
 uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd) {
-  pthread_mutex_lock(&wasi->table_lock);
+  wtp__mutex_lock(&wasi->table_lock);
   wasi_slot *slot = slot_of(wasi, fd);
   wtp__wasi_entry *entry =
       slot != NULL ? atomic_load_explicit(slot, memory_order_relaxed) : NULL;
   if (entry != NULL) atomic_store_explicit(slot, NULL, memory_order_release);
-  pthread_mutex_unlock(&wasi->table_lock);
+  wtp__mutex_unlock(&wasi->table_lock);
   if (entry == NULL) return WASI_EBADF;
   /* The slot's reference: calls in flight keep theirs. */
   wtp__wasi_fd_put(entry);
@@ -852,7 +524,7 @@ uint32_t wtp__wasi_table_remove(wtp_wasi *wasi, uint32_t fd) {
 }
 
 uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to) {
-  pthread_mutex_lock(&wasi->table_lock);
+  wtp__mutex_lock(&wasi->table_lock);
   wasi_slot *from_slot = slot_of(wasi, from), *to_slot = slot_of(wasi, to);
   wtp__wasi_entry *moved =
       from_slot != NULL ? atomic_load_explicit(from_slot, memory_order_relaxed)
@@ -861,7 +533,7 @@ uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to) {
       to_slot != NULL ? atomic_load_explicit(to_slot, memory_order_relaxed)
                       : NULL;
   if (moved == NULL || replaced == NULL || from == to) {
-    pthread_mutex_unlock(&wasi->table_lock);
+    wtp__mutex_unlock(&wasi->table_lock);
     return moved == NULL || replaced == NULL ? WASI_EBADF : WASI_ESUCCESS;
   }
   /* One critical section: no call sees `to` empty, and no call sees the
@@ -869,7 +541,7 @@ uint32_t wtp__wasi_table_renumber(wtp_wasi *wasi, uint32_t from, uint32_t to) {
    * slot reference (it changes slot). */
   atomic_store_explicit(to_slot, moved, memory_order_release);
   atomic_store_explicit(from_slot, NULL, memory_order_release);
-  pthread_mutex_unlock(&wasi->table_lock);
+  wtp__mutex_unlock(&wasi->table_lock);
   wtp__wasi_fd_put(replaced);
   return WASI_ESUCCESS;
 }
