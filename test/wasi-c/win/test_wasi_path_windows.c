@@ -285,6 +285,41 @@ static void test_calls(int base) {
   }
 }
 
+/* Non-ASCII names: UTF-8 in the guest, UTF-16 on Windows, both ways. */
+static void test_unicode(int base) {
+  const char *name =
+      "\xc3\xa9t\xc3\xa9-\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x98\x80.txt";
+  uint8_t type, st[64];
+  CHECK_EQ(open_path(base, name, 1 /* CREAT */, READ | WRITE, 0, &type), 0,
+           "create a non-ASCII name");
+  CHECK_EQ(stat_path(base, name, 0, st), 0, "stat it");
+  WCHAR p[MAX_PATH];
+  wpath(p, L"\u00e9t\u00e9-\u65e5\u672c-\U0001F600.txt");
+  CHECK_EQ(GetFileAttributesW(p) != INVALID_FILE_ATTRIBUTES, 1,
+           "Windows sees the same name");
+  wtp__wasi_host_dir *d;
+  int found = 0;
+  if (!wtp__wasi_host_dir_open(base, &d)) {
+    wtp__wasi_dirent e;
+    while (wtp__wasi_host_dir_next(d, &e) > 0)
+      if (strcmp(e.name, name) == 0 && e.name_len == strlen(name)) found++;
+    wtp__wasi_host_dir_close(d);
+  }
+  CHECK_EQ(found, 1, "fd_readdir lists it in UTF-8");
+  CHECK_EQ(at_op(base, name, wtp__wasi_host_unlink_at), 0, "unlink it");
+  /* 255 bytes is the longest component; 256 answers ENAMETOOLONG. */
+  char longest[257];
+  memset(longest, 'n', 256);
+  longest[255] = '\0';
+  CHECK_EQ(open_path(base, longest, 1, READ | WRITE, 0, NULL), 0,
+           "a 255-byte name");
+  CHECK_EQ(at_op(base, longest, wtp__wasi_host_unlink_at), 0,
+           "unlink the 255-byte name");
+  longest[255] = 'n', longest[256] = '\0';
+  CHECK_EQ(resolve(base, longest, 0, NULL), WASI_ENAMETOOLONG,
+           "a 256-byte name");
+}
+
 static void test_readdir(int base) {
   int fd = -1;
   uint8_t type;
@@ -464,6 +499,7 @@ int main(int argc, char **argv) {
   test_windows_names(base);
   test_calls(base);
   test_readdir(base);
+  test_unicode(base);
   test_symlinks(base);
   if (argc > 1) test_host_links(argv[1]);
   CloseHandle(WTP__WASI_HANDLE(base));
