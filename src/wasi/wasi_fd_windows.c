@@ -67,12 +67,6 @@ static uint16_t fdflags_of(wtp__wasi_entry *entry) {
   return atomic_load_explicit(&entry->fdflags, memory_order_relaxed);
 }
 
-static size_t iov_total(const wtp__wasi_iov *iov, int count) {
-  size_t total = 0;
-  for (int i = 0; i < count; i++) total += iov[i].iov_len;
-  return total;
-}
-
 /* One ReadFile or WriteFile of at most len bytes (len <= INT32_MAX), at
  * `at` if not NULL. A read at the end of a file or of a broken pipe moves 0
  * bytes, successfully. */
