@@ -1,6 +1,6 @@
 // The fallback per-thread runtime of runWasiThreadsProgram's threads (Node
 // only), used where the program's C WASI is not there (lib/program/wasi-c.js: no
-// addon, Windows) or WASI_THREAD_POOL_NODE_WASI=1 asks for it: the guest's
+// addon) or WASI_THREAD_POOL_NODE_WASI=1 asks for it: the guest's
 // main thread (lib/program/main-worker.js) and every pool worker, which loads
 // this file as its `runtimeModule` (lib/worker/node.js).
 //

@@ -333,6 +333,31 @@ static bool get_preopens(napi_env env, napi_value options,
   return true;
 }
 
+/* Windows: Node's fds are its C runtime's; the WASI takes the HANDLE behind
+ * each (as an int, HandleToLong: src/wasi/wasi_table.h). A RangeError for
+ * an fd that is not open. Elsewhere the fds are the host's descriptors. */
+static bool host_stdio(napi_env env, int stdio[3]) {
+#ifdef _WIN32
+  for (uint32_t i = 0; i < 3; i++) {
+    if (stdio[i] < 0) continue;
+    uv_os_fd_t handle = uv_get_osfhandle(stdio[i]);
+    if (handle == INVALID_HANDLE_VALUE) {
+      char message[128];
+      snprintf(message, sizeof(message),
+               "wasiCreate: options.stdio[%u] (%d) is not an open file "
+               "descriptor",
+               i, stdio[i]);
+      throw_kind(env, true, message);
+      return false;
+    }
+    stdio[i] = (int)HandleToLong(handle);
+  }
+#else
+  (void)env, (void)stdio;
+#endif
+  return true;
+}
+
 /* options.stdio: undefined ([0, 1, 2]) or an array of three host
  * descriptors, each an integer >= -1 (-1: that fd closed in the program). */
 static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
@@ -344,7 +369,7 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
   if (napi_get_named_property(env, options, "stdio", &value) != napi_ok ||
       napi_typeof(env, value, &type) != napi_ok)
     return false;
-  if (type == napi_undefined) return true;
+  if (type == napi_undefined) return host_stdio(env, stdio);
   if (napi_is_array(env, value, &is_array) != napi_ok || !is_array ||
       napi_get_array_length(env, value, &length) != napi_ok || length != 3) {
     throw_kind(env, false,
@@ -373,24 +398,8 @@ static bool get_stdio(napi_env env, napi_value options, int stdio[3]) {
       return false;
     }
     stdio[i] = (int)number;
-#ifdef _WIN32
-    /* Node's fds are its C runtime's: the WASI takes the HANDLE behind one
-     * (as an int, HandleToLong: src/wasi/wasi_table.h). */
-    if (stdio[i] >= 0) {
-      uv_os_fd_t handle = uv_get_osfhandle(stdio[i]);
-      if (handle == INVALID_HANDLE_VALUE) {
-        snprintf(message, sizeof(message),
-                 "wasiCreate: options.stdio[%u] (%d) is not an open file "
-                 "descriptor",
-                 i, stdio[i]);
-        throw_kind(env, true, message);
-        return false;
-      }
-      stdio[i] = (int)HandleToLong(handle);
-    }
-#endif
   }
-  return true;
+  return host_stdio(env, stdio);
 }
 
 /* ## wasiCreate */
@@ -820,7 +829,7 @@ static void close_fd(int fd) {
 
 /* A pipe's two descriptors, [read, write], blocking, not inherited by
  * children: 0, or a message in `error`.
- * Windows: CreatePipe (anonymous: synchronous handles, which Node's
+ * Windows: CreatePipe of 64 KiB (anonymous: synchronous handles, which Node's
  * net.Socket reads and writes through libuv's threads, and the WASI's pipe
  * I/O looks at before it calls, src/wasi/wasi_fd_windows.c), each handle
  * made a C runtime fd of node.exe's with uv_open_osfhandle so that Node's
@@ -828,7 +837,8 @@ static void close_fd(int fd) {
 static int make_pipe(int fds[2], char* error, size_t error_size) {
 #ifdef _WIN32
   HANDLE ends[2];
-  if (!CreatePipe(&ends[0], &ends[1], NULL, 0)) {
+  /* 64 KiB, a Linux pipe's capacity (the default is 4 KiB). */
+  if (!CreatePipe(&ends[0], &ends[1], NULL, 65536)) {
     snprintf(error, error_size, "pipe: Windows error %lu",
              (unsigned long)GetLastError());
     return -1;

@@ -20,6 +20,8 @@
 
 uint32_t wtp__wasi_win_errno(unsigned long win32_error) {
   if (win32_error == ERROR_SUCCESS) return WASI_ESUCCESS;
+  /* libuv leaves it UV_UNKNOWN; lseek's answer to a position before 0. */
+  if (win32_error == ERROR_NEGATIVE_SEEK) return WASI_EINVAL;
   return wtp__wasi_uv_errno(uv_translate_sys_error((int)win32_error));
 }
 

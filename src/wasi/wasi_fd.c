@@ -333,7 +333,8 @@ WTP__WASI_CALL(fd_filestat_get) {
   uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
   if (err != WASI_ESUCCESS) return err;
   err = wtp__wasi_entry_need(entry, WASI_RIGHTS_FD_FILESTAT_GET);
-  if (err == WASI_ESUCCESS) err = wtp__wasi_host_filestat(entry->host_fd, &st);
+  if (err == WASI_ESUCCESS)
+    err = wtp__wasi_host_filestat(entry->host_fd, entry->filetype, &st);
   if (err == WASI_ESUCCESS) {
     st.filetype = entry->filetype; /* what fdstat says (a FIFO is unknown
                                       there too) */

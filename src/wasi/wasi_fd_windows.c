@@ -67,12 +67,6 @@ static uint16_t fdflags_of(wtp__wasi_entry *entry) {
   return atomic_load_explicit(&entry->fdflags, memory_order_relaxed);
 }
 
-static size_t iov_total(const wtp__wasi_iov *iov, int count) {
-  size_t total = 0;
-  for (int i = 0; i < count; i++) total += iov[i].iov_len;
-  return total;
-}
-
 /* One ReadFile or WriteFile of at most len bytes (len <= INT32_MAX), at
  * `at` if not NULL. A read at the end of a file or of a broken pipe moves 0
  * bytes, successfully. */
@@ -131,6 +125,10 @@ static uint32_t sync_after_write(wtp__wasi_entry *entry) {
 static uint32_t file_transfer(wtp__wasi_entry *entry, wtp__wasi_iov *iov,
                               int count, int write, size_t *done) {
   static const uint64_t end_of_file = UINT64_MAX;
+  /* A directory is never open for writing: EBADF, as POSIX answers
+   * (WriteFile's ERROR_ACCESS_DENIED would be EPERM). A read gets
+   * Windows' ERROR_INVALID_FUNCTION: EISDIR, as on POSIX. */
+  if (write && entry->filetype == WASI_FILETYPE_DIRECTORY) return WASI_EBADF;
   int append = write && entry->filetype == WASI_FILETYPE_REGULAR_FILE &&
                (fdflags_of(entry) & WASI_FDFLAGS_APPEND);
   wtp__wasi_entry_lock(entry);

@@ -57,7 +57,9 @@ void wtp__wasi_host_stop_signal(wtp_wasi *wasi);
 void wtp__wasi_host_stop_free(wtp_wasi *wasi);
 
 /* A descriptor's filestat (wasi_internal.h's wtp__wasi_filestat); a WASI
- * errno. */
-uint32_t wtp__wasi_host_filestat(int host_fd, wtp__wasi_filestat *out);
+ * errno. filetype: the descriptor's, as its entry says (Windows asks the OS
+ * only about a file or directory: a pipe or console has no stat there). */
+uint32_t wtp__wasi_host_filestat(int host_fd, uint8_t filetype,
+                                 wtp__wasi_filestat *out);
 
 #endif /* WTP_WASI_HOST_H */

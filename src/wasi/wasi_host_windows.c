@@ -139,9 +139,13 @@ static void classify(wtp__wasi_entry_init *init, HANDLE handle) {
 }
 
 void wtp__wasi_host_classify(wtp__wasi_entry_init *init) {
-  /* The path layer opened the handle: a file, a directory, or (a path
-   * naming a pipe is refused by the sandbox) nothing else; the filetype is
-   * the path layer's. */
+  /* The path layer opened the handle and says what it is: a file or a
+   * directory needs no question to Windows (GetFileType would also set a
+   * file's access time under Wine 8); anything else is asked. */
+  if (wtp__wasi_never_waits(init->filetype)) {
+    init->io_kind = WASI_IO_FILE;
+    return;
+  }
   wtp__wasi_entry_init probe = *init;
   classify(&probe, wtp__wasi_handle(init->host_fd));
   init->io_kind = probe.io_kind;
@@ -333,16 +337,16 @@ static uint64_t filetime_ns(FILETIME t) {
 /* dev: the volume's serial number; ino: the file index (both as
  * GetFileInformationByHandle gives them, what wasmtime reports on Windows);
  * ctim: the change time where Windows has one (FileBasicInfo), else the
- * last write. A pipe or console has none of these: zeros, its filetype. */
-uint32_t wtp__wasi_host_filestat(int host_fd, wtp__wasi_filestat *out) {
+ * last write. A pipe or console has none of these: zeros, its filetype.
+ * (No GetFileType here: under Wine 8 it sets a disk file's access time to
+ * now, measured; the entry's filetype says what the handle is.) */
+uint32_t wtp__wasi_host_filestat(int host_fd, uint8_t filetype,
+                                 wtp__wasi_filestat *out) {
   HANDLE handle = wtp__wasi_handle(host_fd);
   BY_HANDLE_FILE_INFORMATION info;
   memset(out, 0, sizeof *out);
-  if (GetFileType(handle) != FILE_TYPE_DISK) {
-    wtp__wasi_entry_init probe;
-    memset(&probe, 0, sizeof probe);
-    classify(&probe, handle);
-    out->filetype = probe.filetype;
+  if (!wtp__wasi_never_waits(filetype)) {
+    out->filetype = filetype;
     out->nlink = 1;
     return WASI_ESUCCESS;
   }

@@ -21,7 +21,7 @@
  *   wasi_wait.h     waiting for a peer and poll_oneoff's wait
  *   wasi_clock.h    clocks, random bytes, yield
  *   wasi_errno_posix.c / wasi_errno_windows.c   host errors as WASI errnos
- * (On Windows the path layer is helper-supplied: wasi_path_windows.c.)
+ * (The path layer splits the same way: wasi_path.h, wasi_path_host.h above.)
  *
  * Also: wasi_errno.h (the preview1 constants), wasi_table.h (struct wtp_wasi
  * and the entry, for the table, fd, poll and misc files only).
