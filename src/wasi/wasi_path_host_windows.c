@@ -16,8 +16,9 @@
  *     unprivileged creation (CreateSymbolicLinkW) is not used: it takes a
  *     path name, which a concurrent rename could send outside the sandbox.
  *     A link to a directory is made as a directory link (Windows needs the
- *     kind): the target is resolved beneath the directory when it is made;
- *     one that does not exist yet becomes a file link;
+ *     kind): the target is resolved beneath the link's directory when it
+ *     is made; one that does not exist yet, or that only a ".." above that
+ *     directory reaches, becomes a file link;
  *   - unlink and rmdir use POSIX semantics where Windows has them (the name
  *     goes at once, also while the file is open elsewhere), else the
  *     classic delete-on-close (the name stays until the last handle goes);
