@@ -43,7 +43,8 @@
 # Linux run uses (Wine runs x86-64 code natively; only its system calls are
 # translated). Tests skipped on Windows say so themselves (POSIX signals).
 #
-# Takes about 5 minutes on this 2-core machine.
+# Takes about 10 minutes on this 2-core machine (9.8 measured while other
+# builds loaded it), about 3 of them the WASI suites and step 3.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
