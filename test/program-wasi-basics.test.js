@@ -43,12 +43,27 @@ async function runBasics(implementation, cases, { fallback = false } = {}) {
 
 // What Wine 8 cannot express (scripts/wine-win64.sh sets WTP_UNDER_WINE=1):
 // it makes no symbolic link (the WASI's path_symlink answers ENOTSUP there)
-// and reads none (a Unix link is no reparse point), so these checks' FAIL
-// lines are allowed under Wine, and nowhere else.
+// and reads none (a Unix link is no reparse point), and it has no POSIX
+// delete: a removed directory stays, and can be created in, until its last
+// handle closes (create-in-removed-dir). So these checks' FAIL lines are
+// allowed under Wine, and nowhere else.
 const UNDER_WINE = process.env.WTP_UNDER_WINE === "1";
 const WINE_CANNOT = UNDER_WINE
-  ? ["readdir", "symlink", "unlink-symlink", "readlink", "readlink-short-buffer", "creat-excl-through-dangling-symlink"]
+  ? [
+      "readdir",
+      "symlink",
+      "unlink-symlink",
+      "readlink",
+      "readlink-short-buffer",
+      "creat-excl-through-dangling-symlink",
+      "create-in-removed-dir",
+    ]
   : [];
+// node:wasi is the reference of the differential runs except on Windows,
+// where it is wrong itself (uvwasi, measured under Wine): its fd_readdir
+// lists no entry and its fd_seek before the start answers ENOSYS. There the
+// C WASI's output is checked on its own.
+const NODE_WASI_IS_REFERENCE = process.platform !== "win32";
 
 const wineCannot = (line) => WINE_CANNOT.some((name) => line.startsWith(`FAIL ${name}:`));
 
@@ -69,11 +84,13 @@ for (const implementation of IMPLEMENTATIONS) {
     test("differential: the C WASI and node:wasi print the same (env, clocks, file, readdir, seek, filestat)", async () => {
       const [own, node] = await Promise.all([
         runBasics(implementation, DIFFERENTIAL),
-        runBasics(implementation, DIFFERENTIAL, { fallback: true }),
+        NODE_WASI_IS_REFERENCE ? runBasics(implementation, DIFFERENTIAL, { fallback: true }) : null,
       ]);
       assertClean(own);
-      assertClean(node);
-      assert.equal(own.stdout, node.stdout);
+      if (node) {
+        assertClean(node);
+        assert.equal(own.stdout, node.stdout);
+      }
       assert.match(own.stdout, /^envc 3$/m);
       assert.match(own.stdout, /^env \[WTP_T_B=two words = and an equals sign\]$/m);
       const link = UNDER_WINE ? "" : " link\\(link\\)";

@@ -250,6 +250,55 @@ static uint32_t fill_rename(rename_info *info, const wtp__wasi_at *to,
   return WASI_ESUCCESS;
 }
 
+/* 1 if the directory has an entry besides "." and "..". */
+static int dir_has_entries(HANDLE dir) {
+  unsigned char buf[1024];
+  IO_STATUS_BLOCK io;
+  for (BOOLEAN restart = TRUE;; restart = FALSE) {
+    NTSTATUS st =
+        NtQueryDirectoryFile(dir, NULL, NULL, NULL, &io, buf, sizeof buf,
+                             CLASS_ID_BOTH_DIR, FALSE, NULL, restart);
+    /* An error: 0, and the rename gets Windows' answer. */
+    if (st < 0 || st == STATUS_NO_MORE_FILES_) return 0;
+    for (size_t pos = 0;;) {
+      const FILE_ID_BOTH_DIR_INFO *e = (const void *)(buf + pos);
+      size_t n = e->FileNameLength / sizeof(WCHAR);
+      int dots = (n == 1 && e->FileName[0] == L'.') ||
+                 (n == 2 && e->FileName[0] == L'.' && e->FileName[1] == L'.');
+      if (!dots) return 1;
+      if (e->NextEntryOffset == 0) break;
+      pos += e->NextEntryOffset;
+    }
+  }
+}
+
+/* rename(2)'s answers where Windows has others (wasmtime gives the POSIX
+ * ones on Windows too): a file onto a directory EISDIR, a directory onto a
+ * non-directory ENOTDIR, onto a directory with entries ENOTEMPTY. Windows
+ * itself would replace a file by a directory, and answers EACCES for the
+ * others. A missing target: nothing to check. The check and the rename are
+ * two steps: a target changed between them by another thread or process
+ * gets Windows' answer. */
+static uint32_t rename_target_check(const wtp__wasi_at *to, int from_dir) {
+  HANDLE h;
+  if (open_at(to, FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES, 0, &h) &&
+      open_at(to, FILE_READ_ATTRIBUTES, 0, &h))
+    return WASI_ESUCCESS;
+  int link = 0, dir = 0;
+  uint32_t err = kind_of(h, &link, &dir);
+  if (!err) {
+    dir = dir && !link;
+    if (!from_dir && dir)
+      err = WASI_EISDIR;
+    else if (from_dir && !dir)
+      err = WASI_ENOTDIR;
+    else if (from_dir && dir_has_entries(h))
+      err = WASI_ENOTEMPTY;
+  }
+  CloseHandle(h);
+  return err;
+}
+
 uint32_t wtp__wasi_host_rename_at(const wtp__wasi_at *from,
                                   const wtp__wasi_at *to) {
   if (is_dot(from) || is_dot(to)) return WASI_EBUSY;
@@ -258,6 +307,7 @@ uint32_t wtp__wasi_host_rename_at(const wtp__wasi_at *from,
   if (err) return err;
   int link = 0, dir = 0;
   err = kind_of(h, &link, &dir);
+  if (!err) err = rename_target_check(to, dir && !link);
   rename_info info;
   if (!err) err = fill_rename(&info, to, RENAME_REPLACE | RENAME_POSIX);
   if (!err) {
