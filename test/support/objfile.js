@@ -570,7 +570,49 @@ const WINDOWS = {
     "RtlVirtualUnwind",
     "UnhandledExceptionFilter",
     "SetUnhandledExceptionFilter",
+    // The program's WASI (src/wasi/*_windows.c): handles, files, pipes,
+    // consoles, the stop's canceller thread, clocks, exitProcess.
+    "CancelSynchronousIo",
+    "CloseHandle",
+    "CompareStringOrdinal",
+    "CreateFileW",
+    "CreatePipe",
+    "CreateThread",
+    "DeviceIoControl",
+    "DuplicateHandle",
+    "FlushFileBuffers",
+    "GetConsoleMode",
+    "GetCurrentThread",
+    "GetFileInformationByHandle",
+    "GetFileInformationByHandleEx",
+    "GetFileSizeEx",
+    "GetFileType",
+    "GetNumberOfConsoleInputEvents",
+    "GetProcessTimes",
+    "GetSystemTimeAsFileTime",
+    "GetSystemTimePreciseAsFileTime",
+    "GetThreadTimes",
+    "OpenThread",
+    "PeekNamedPipe",
+    "ReadFile",
+    "SetFileInformationByHandle",
+    "SetFilePointerEx",
+    "TerminateProcess",
+    "WaitForMultipleObjects",
+    "WriteFile",
   ]),
+  // The WASI's sandbox and path calls (src/wasi/wasi_path*_windows.c): opens
+  // relative to a directory handle, listings, rename/link/delete by handle.
+  "ntdll.dll": new Set([
+    "NtCreateFile",
+    "NtQueryDirectoryFile",
+    "NtQueryInformationFile",
+    "NtQueryObject",
+    "NtSetInformationFile",
+    "RtlNtStatusToDosError",
+  ]),
+  // random_get (src/wasi/wasi_clock_windows.c).
+  "bcrypt.dll": new Set(["BCryptGenRandom"]),
   // WaitOnAddress and its wakes (MSVC: Synchronization.lib); the linker also
   // takes the other synchronization functions of this API set from it.
   "api-ms-win-core-synch-l1-2-0.dll": new Set([
@@ -585,6 +627,11 @@ const WINDOWS = {
     "InitOnceExecuteOnce",
     "AcquireSRWLockExclusive",
     "ReleaseSRWLockExclusive",
+    // The WASI's locks and its stop event (src/os/wtp_mutex.h, wasi_host_windows.c).
+    "InitializeSRWLock",
+    "CreateEventW",
+    "SetEvent",
+    "WaitForSingleObject",
   ]),
   // MinGW-w64's C runtime DLL, present on every Windows.
   "msvcrt.dll": new Set([
@@ -617,6 +664,8 @@ const WINDOWS = {
     "getenv",
     "_strdup",
     "strdup",
+    "memchr",
+    "strcmp",
   ]),
 };
 
