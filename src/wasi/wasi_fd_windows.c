@@ -189,6 +189,20 @@ static uint32_t blocking_call(wtp_wasi *wasi, HANDLE handle, void *buf,
   return err;
 }
 
+/* A read that waits: one blocking ReadFile into the first non-empty buffer
+ * (the stop cancels it), as read(2) fills what one call brings. */
+static uint32_t read_first_buffer(wtp_wasi *wasi, HANDLE handle,
+                                  wtp__wasi_iov *iov, int count, size_t *done) {
+  for (int i = 0; i < count; i++) {
+    if (iov[i].iov_len == 0) continue;
+    DWORD moved;
+    uint32_t err =
+        blocking_call(wasi, handle, iov[i].iov_base, iov[i].iov_len, 0, &moved);
+    *done = moved;
+    return err;
+  }
+  return WASI_ESUCCESS;
+}
 /* A read of a pipe: PeekNamedPipe first; bytes there are read at once (at
  * most that many, so ReadFile cannot wait); none: EAGAIN for NONBLOCK,
  * else one blocking ReadFile, which returns with the first bytes that
@@ -216,15 +230,7 @@ static uint32_t pipe_read(wtp_wasi *wasi, wtp__wasi_entry *entry,
     return each_buffer(handle, limited, used, 0, NULL, done);
   }
   if (fdflags_of(entry) & WASI_FDFLAGS_NONBLOCK) return WASI_EAGAIN;
-  for (int i = 0; i < count; i++) {
-    if (iov[i].iov_len == 0) continue;
-    DWORD moved;
-    uint32_t err =
-        blocking_call(wasi, handle, iov[i].iov_base, iov[i].iov_len, 0, &moved);
-    *done = moved;
-    return err;
-  }
-  return WASI_ESUCCESS;
+  return read_first_buffer(wasi, handle, iov, count, done);
 }
 
 /* A write to a pipe or console: every byte, each buffer one WriteFile that
@@ -277,15 +283,7 @@ static uint32_t console_read(wtp_wasi *wasi, wtp__wasi_entry *entry,
   if ((fdflags_of(entry) & WASI_FDFLAGS_NONBLOCK) &&
       (!GetNumberOfConsoleInputEvents(handle, &events) || events == 0))
     return WASI_EAGAIN;
-  for (int i = 0; i < count; i++) {
-    if (iov[i].iov_len == 0) continue;
-    DWORD moved;
-    uint32_t err =
-        blocking_call(wasi, handle, iov[i].iov_base, iov[i].iov_len, 0, &moved);
-    *done = moved;
-    return err;
-  }
-  return WASI_ESUCCESS;
+  return read_first_buffer(wasi, handle, iov, count, done);
 }
 
 /* Pipes and consoles: the entry's lock serialises the program's threads on

@@ -54,3 +54,17 @@ uint32_t wtp__wasi_path_copy(const wtp_wasi_memory *memory, uint64_t ptr,
   if (!utf8_valid((const uint8_t *)out, (size_t)len)) return WASI_EILSEQ;
   return WASI_ESUCCESS;
 }
+
+wtp__wasi_component wtp__wasi_next_component(const char *p) {
+  wtp__wasi_component c;
+  while (*p == '/') p++;
+  c.start = p;
+  while (*p && *p != '/') p++;
+  c.len = (size_t)(p - c.start);
+  c.after = p;
+  while (*p == '/') p++;
+  c.next = p;
+  c.final = *p == '\0';
+  c.trailing_slash = c.final && c.next != c.after;
+  return c;
+}

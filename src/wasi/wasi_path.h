@@ -26,6 +26,17 @@
 uint32_t wtp__wasi_path_copy(const wtp_wasi_memory *memory, uint64_t ptr,
                              uint64_t len, char *out, size_t out_size);
 
+/* One component of a walk's text at p (both OSes' walks): its bounds, and
+ * whether it is the last one (only slashes after it). */
+typedef struct wtp__wasi_component {
+  const char *start;
+  size_t len;
+  const char *after; /* the slashes after it, then the rest */
+  const char *next;  /* the next component */
+  int final, trailing_slash;
+} wtp__wasi_component;
+wtp__wasi_component wtp__wasi_next_component(const char *p);
+
 /* Where a path's final component lives, for the *at calls: the directory
  * (beneath the base) that holds it, and its name. */
 typedef struct wtp__wasi_at {

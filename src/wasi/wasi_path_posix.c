@@ -214,30 +214,6 @@ static int walk_splice_link(walk *w, const char *name, char **text,
   return 1;
 }
 
-/* One component of the walk's text at p: its bounds, and whether it is the
- * last one (only slashes after it). */
-typedef struct component {
-  const char *start;
-  size_t len;
-  const char *after; /* the slashes after it, then the rest */
-  const char *next;  /* the next component */
-  int final, trailing_slash;
-} component;
-
-static component next_component(const char *p) {
-  component c;
-  while (*p == '/') p++;
-  c.start = p;
-  while (*p && *p != '/') p++;
-  c.len = (size_t)(p - c.start);
-  c.after = p;
-  while (*p == '/') p++;
-  c.next = p;
-  c.final = *p == '\0';
-  c.trailing_slash = c.final && c.next != c.after;
-  return c;
-}
-
 /* Walks path beneath w->base. On success the current directory holds the
  * final component, whose name (or ".") is in at->name. Host errno. */
 static int walk_resolve(walk *w, const char *path, int follow_final,
@@ -247,7 +223,7 @@ static int walk_resolve(walk *w, const char *path, int follow_final,
   const char *p = text;
   int err = 0;
   for (;;) {
-    component c = next_component(p);
+    wtp__wasi_component c = wtp__wasi_next_component(p);
     if (c.len >= sizeof at->name) {
       err = ENAMETOOLONG;
       break;

@@ -522,30 +522,6 @@ static uint32_t walk_look(walk *w, const char *name, int want_dir, HANDLE *h,
   return WASI_ESUCCESS;
 }
 
-/* One component of the walk's text at p: its bounds, and whether it is the
- * last one (only slashes after it). */
-typedef struct component {
-  const char *start;
-  size_t len;
-  const char *after; /* the slashes after it, then the rest */
-  const char *next;  /* the next component */
-  int final, trailing_slash;
-} component;
-
-static component next_component(const char *p) {
-  component c;
-  while (*p == '/') p++;
-  c.start = p;
-  while (*p && *p != '/') p++;
-  c.len = (size_t)(p - c.start);
-  c.after = p;
-  while (*p == '/') p++;
-  c.next = p;
-  c.final = *p == '\0';
-  c.trailing_slash = c.final && c.next != c.after;
-  return c;
-}
-
 static void set_name(wtp__wasi_at *at, const char *name, size_t len,
                      int trailing_slash) {
   memcpy(at->name, name, len);
@@ -562,7 +538,7 @@ static uint32_t walk_resolve(walk *w, const char *path, int follow_final,
   const char *p = text;
   uint32_t err = WASI_ESUCCESS;
   for (;;) {
-    component c = next_component(p);
+    wtp__wasi_component c = wtp__wasi_next_component(p);
     if (c.len >= sizeof at->name) {
       err = WASI_ENAMETOOLONG;
       break;
