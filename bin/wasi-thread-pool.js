@@ -6,7 +6,9 @@
 // start-up; docs/runner.md, "What a thread costs"), else the module itself.
 // The paths are lib/worker/entries.js's "cli" entry (an ES module, which this
 // CommonJS file cannot load synchronously); WASI_THREAD_POOL_WORKER_BUNDLES=0
-// takes the module, as it does for the workers.
+// takes the module, as it does for the workers. The built file is named to
+// runCli: the module cache keys what it keeps on the code that made it
+// (lib/program/module-cache.js).
 "use strict";
 
 const { existsSync } = require("node:fs");
@@ -14,7 +16,7 @@ const { join } = require("node:path");
 
 const built = join(__dirname, "..", "dist", "cli-main.cjs");
 if (process.env.WASI_THREAD_POOL_WORKER_BUNDLES !== "0" && existsSync(built)) {
-  require(built).runCli();
+  require(built).runCli({ codeFile: built });
 } else {
   import("../lib/program/cli-main.js").then((cli) => cli.runCli());
 }

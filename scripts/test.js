@@ -23,6 +23,9 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const failed = [];
+// The runner's module cache (lib/program/module-cache.js) in the clone's
+// ignored .tmp/, not the user's cache directory, for every step below.
+process.env.WASI_THREAD_POOL_CACHE_DIR ??= join(root, ".tmp", "test-module-cache");
 
 function step(name, command, args, env = {}) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);

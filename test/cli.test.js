@@ -114,6 +114,18 @@ describe("parseCommandLine: wasmtime's forms", () => {
     usage(["-W", "threads=n", "app.wasm"], /threads are always on/);
   });
 
+  test("-C cache turns the module cache on and off, in wasmtime's forms; other -C keys are usage errors", () => {
+    assert.equal(parseCommandLine(["app.wasm"]).cache, true);
+    assert.equal(parseCommandLine(["-C", "cache=n", "app.wasm"]).cache, false);
+    assert.equal(parseCommandLine(["-Ccache=no", "app.wasm"]).cache, false);
+    assert.equal(parseCommandLine(["--codegen=cache=false", "app.wasm"]).cache, false);
+    assert.equal(parseCommandLine(["-C", "cache=n", "-C", "cache", "app.wasm"]).cache, true);
+    assert.equal(parseCommandLine(["run", "-C", "cache=y", "app.wasm"]).cache, true);
+    usage(["-C", "cache=sometimes", "app.wasm"], /-C\/--codegen cache: unknown boolean "sometimes"/);
+    usage(["-C", "cache-config=/etc/c.toml", "app.wasm"], /-C\/--codegen key "cache-config" is not supported/);
+    usage(["-C", "cranelift-debug-verifier", "app.wasm"], /key "cranelift-debug-verifier"/);
+  });
+
   test("unknown and unsupported options are usage errors naming them", () => {
     usage(["--colour", "app.wasm"], /unknown option --colour/);
     usage(["-O", "opt-level=2", "app.wasm"], /unknown option -O/);
@@ -223,6 +235,7 @@ describe("the CLI end to end", () => {
       "--argv0",
       "-S, --wasi",
       "-W, --wasm",
+      "-C, --codegen",
       "--max-threads",
       "--pool",
       "--implementation",

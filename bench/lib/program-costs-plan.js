@@ -18,6 +18,10 @@ const TITLES = {
   hello: "hello world (a wasi-threads command that writes one line)",
 };
 
+// The programs whose module the runner's module cache keeps (64 KiB and more:
+// lib/program/module-cache.js); the others' runs are the same with it off.
+const CACHED = new Set(["zstd-d", "zstd-T2", "pigz-d", "pigz-c"]);
+
 const variant = (id, label, program) => ({ id, label, params: { variant: id, program } });
 
 const METRICS = [
@@ -52,7 +56,8 @@ export function programCostScenarios(Q) {
       params: { program, runs: 1, mib: Q(64, 4) },
       variants: [
         variant("node", "node -e 0", program),
-        variant("runner", "wasi-thread-pool run", program),
+        variant("runner", "wasi-thread-pool run (module cache warm)", program),
+        ...(CACHED.has(program) ? [variant("runner-cold", "wasi-thread-pool run -C cache=n", program)] : []),
         ...(program === "hello" || missing ? [] : [variant("native", "native (Debian's build)", program)]),
       ],
       baseline: "node",
@@ -62,9 +67,11 @@ export function programCostScenarios(Q) {
   });
 }
 
-// The issue's targets: within 2x native where native takes more than 0.2 s,
-// within 1.3x WAMR 2.4.5 AOT (its figures on this machine, from the issue:
-// there is no WAMR here to run), the hello world within 1.3x node -e 0.
+// The issue's targets: within 2x native where native takes more than 0.2 s
+// (and the pthreads pool's, which the issue names), within 1.3x WAMR 2.4.5
+// AOT (its figures on this machine, from the issue: there is no WAMR here to
+// run), the hello world within 1.3x node -e 0. The runner's figure is the
+// warm module cache's (WAMR's AOT figures leave its compile out too).
 const WAMR_AOT_MS = { "zstd-d": 160, "zstd-T2": 210, "pthread-pool": 320 };
 
 export const PROGRAM_COST_BOUNDS =
@@ -91,7 +98,8 @@ export function programCostTargets(add, { figure, fr, f1 }) {
       );
       continue;
     }
-    if (Number.isFinite(native) && native > 200) {
+    // The issue names the pthreads pool's "within 2x native" whatever its time.
+    if (Number.isFinite(native) && (native > 200 || program === "pthread-pool")) {
       const q = runner / native;
       add(
         "programCosts",

@@ -4,6 +4,11 @@
 // runner, one more run that says where its time goes:
 //
 //   wall      median of `runs` processes, stdin from a file, stdout to one
+//
+// Variants: "node" (node -e 0), "runner" (the CLI with its module cache warm:
+// what every run after a module's first costs; the cache is in
+// .tmp/bench/module-cache, filled by an untimed run first), "runner-cold"
+// (the CLI with -C cache=n: a module's first run), "native".
 //   breakdown one process with --cpu-prof (every thread) and the main
 //             thread's marks (bench/lib/program-marks.js):
 //     bootMs       process start -> the runner's first line (Node's boot)
@@ -43,12 +48,17 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
+import { SETTLED_MS } from "../../lib/program/module-cache.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(repoDir, "bin", "wasi-thread-pool.js");
 const MARKS = join(repoDir, "bench", "lib", "program-marks.js");
+// The built CLI (its module cache keys entries on it: lib/program/module-cache.js).
+const BUILT_CLI = join(repoDir, "dist", "cli-main.cjs");
 const REAL = resolve(repoDir, "..", "shared", "real-programs");
 const dataDir = join(repoDir, ".tmp", "bench");
+// Every run's environment: the runner's module cache in the bench's folder.
+const RUN_ENV = { ...process.env, WASI_THREAD_POOL_CACHE_DIR: join(dataDir, "module-cache") };
 
 // The hello world: a wasi-threads command that writes one line.
 const HELLO_WAT = `(module
@@ -157,7 +167,7 @@ async function helloFile() {
 
 // One process: its wall time in ms. stdout goes to a file (a program that
 // compresses refuses a terminal; /dev/null is one to WASI).
-function timeProcess(file, args, input, env = process.env) {
+function timeProcess(file, args, input, env = RUN_ENV) {
   const work = mkdtempSync(join(tmpdir(), "wtp-costs-"));
   const inFd = openSync(input, "r");
   const outFd = openSync(join(work, "out"), "w");
@@ -176,6 +186,10 @@ const median = (list) => [...list].sort((a, b) => a - b)[list.length >> 1];
 export async function commandOf(name, variant) {
   const program = PROGRAMS[name];
   if (variant === "node") return [process.execPath, ["-e", "0"]];
+  if (variant === "runner-cold") {
+    const [file, args] = await commandOf(name, "runner");
+    return [file, [CLI, "run", "-C", "cache=n", ...args.slice(2)]];
+  }
   const built = program.wasm === "built" ? buildPool() : null;
   if (variant === "native") return [built ? built.native : which(program.native[0]), program.native[1]];
   const wasm = built ? built.wasm : program.wasm ? join(REAL, program.wasm) : await helloFile();
@@ -187,11 +201,26 @@ export async function commandOf(name, variant) {
 export async function programCosts(name, variant, { runs = 3, mib = 64 } = {}) {
   const input = inputFile(PROGRAMS[name].input, mib);
   const [file, args] = await commandOf(name, variant);
+  if (variant === "runner") await warmModuleCache(file, args, input);
   const walls = [];
   for (let i = 0; i < runs; i++) walls.push(timeProcess(file, args, input));
   const figures = { wallMs: median(walls) };
   if (variant === "runner") Object.assign(figures, breakdown(file, args, input));
   return figures;
+}
+
+// The module cache keeps an entry only for files last changed SETTLED_MS
+// before they are read (the module and the built CLI, which the bench may
+// have just built): wait for that, then one untimed run.
+async function warmModuleCache(file, args, input) {
+  const module = args[2];
+  const changed = [module, BUILT_CLI].filter(existsSync).map((path) => {
+    const s = statSync(path);
+    return Math.max(s.mtimeMs, s.ctimeMs);
+  });
+  const wait = Math.max(0, ...changed.map((at) => at + SETTLED_MS + 100 - Date.now()));
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  timeProcess(file, args, input);
 }
 
 // The runner twice more: marked (the main thread's phases and the exit),
@@ -201,7 +230,7 @@ function breakdown(file, args, input) {
   const work = mkdtempSync(join(tmpdir(), "wtp-costs-prof-"));
   const marksFile = join(work, "marks.json");
   try {
-    const markedMs = timeProcess(file, [`--import=${MARKS}`, ...args], input, { ...process.env, WTP_MARKS_FILE: marksFile });
+    const markedMs = timeProcess(file, [`--import=${MARKS}`, ...args], input, { ...RUN_ENV, WTP_MARKS_FILE: marksFile });
     const marks = existsSync(marksFile) ? JSON.parse(readFileSync(marksFile, "utf8")) : null;
     timeProcess(file, ["--cpu-prof", `--cpu-prof-dir=${join(work, "prof")}`, ...args], input);
     const profiles = readdirSync(join(work, "prof")).map((f) => JSON.parse(readFileSync(join(work, "prof", f), "utf8")));

@@ -5,11 +5,17 @@
 // lib/worker/entries.js), where there is one: one CommonJS file loads in a
 // fraction of the time of this module graph (docs/runner.md, "What a thread
 // costs"). Importing it runs nothing: runCli() does.
+//
+// runCli({codeFile}): codeFile is the built file the CLI runs from (the bin
+// says which), the code whose rewrites the module cache keeps
+// (lib/program/module-cache.js); without it (the CLI run from its sources)
+// no cache is kept.
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { HELP, NotUtf8Error, UsageError, parseCommandLine } from "./cli.js";
 import { hostArgvBytes, hostEnvBytes } from "./host-bytes.js";
+import { cacheWanted, readModuleFile } from "./module-cache.js";
 import { runProgramAsProcess } from "./process.js";
 import { startSpareWorkers } from "./spare-worker.js";
 
@@ -40,7 +46,7 @@ function commandLine() {
   }
 }
 
-export async function runCli() {
+export async function runCli({ codeFile = null } = {}) {
   if (process.argv.length === 2) {
     process.stderr.write(HELP);
     process.exit(2);
@@ -56,9 +62,16 @@ export async function runCli() {
     process.exit(0);
   }
 
-  let bytes;
+  let cache;
   try {
-    bytes = readFileSync(opts.file);
+    cache = opts.cache && cacheWanted();
+  } catch (error) {
+    usage(error.message);
+  }
+  let bytes;
+  let moduleStore;
+  try {
+    ({ bytes, store: moduleStore } = readModuleFile(opts.file, { codeFile, enabled: cache }));
   } catch (error) {
     process.stderr.write(`wasi-thread-pool: cannot read the module ${opts.file}: ${error.message}\n`);
     process.exit(1);
@@ -84,6 +97,7 @@ export async function runCli() {
         implementation: opts.implementation,
       },
       spares,
+      moduleStore,
     );
     process.exitCode = exitCode;
   } catch (error) {

@@ -55,6 +55,13 @@ Options (before the module):
   -S, --wasi <KEY[=VAL[,..]]>  WASI options; accepted: threads[=y] (threads
                                are always on)
   -W, --wasm <KEY[=VAL[,..]]>  wasm options; accepted: threads[=y]
+  -C, --codegen <KEY[=VAL[,..]]>
+                               compilation options; accepted: cache[=y|n]:
+                               keep the module as the runner rewrote it, to
+                               compile it at once on the next run (default y;
+                               docs/runner.md, "The module cache"; also
+                               WASI_THREAD_POOL_CACHE=0, and
+                               WASI_THREAD_POOL_CACHE_DIR for the directory)
   --max-threads <N>            at most N threads alive at once besides the
                                main thread; a spawn fails (pthread_create:
                                EAGAIN) only beyond (default 16384)
@@ -72,8 +79,8 @@ the runner does not provide, or a WASI import of the wrong type): 1, before
 it runs. A usage error: 2.
 
 The program's stdin, stdout and stderr are this process's. Not supported from
-wasmtime's options: --invoke, --preload, other -S/-W keys, and wasmtime's
-other option groups (-O, -C, -D).
+wasmtime's options: --invoke, --preload, other -S/-W/-C keys, and wasmtime's
+other option groups (-O, -D).
 
 Example:
   wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm input.txt
@@ -82,9 +89,11 @@ As a cargo runner (README, "cargo run and cargo test"):
   CARGO_TARGET_WASM32_WASIP1_THREADS_RUNNER="wasi-thread-pool run --dir . --env RUST_BACKTRACE"
 `;
 
-// -S / -W keys this runner accepts. Every value is a wasmtime boolean
-// (nothing, y, yes, true); turning threads off is refused: they are always on.
-const ACCEPTED_KEYS = { "-S": ["threads"], "-W": ["threads"] };
+// -S / -W / -C keys this runner accepts. Every value is a wasmtime boolean
+// (nothing, y, yes, true; n, no, false); turning threads off is refused: they
+// are always on.
+const ACCEPTED_KEYS = { "-S": ["threads"], "-W": ["threads"], "-C": ["cache"] };
+const GROUP_NAMES = { "-S": "-S/--wasi", "-W": "-W/--wasm", "-C": "-C/--codegen" };
 const TRUE_WORDS = [undefined, "y", "yes", "true"];
 const FALSE_WORDS = ["n", "no", "false"];
 
@@ -97,6 +106,8 @@ const VALUE_OPTIONS = new Map([
   ["-S", "-S"],
   ["--wasm", "-W"],
   ["-W", "-W"],
+  ["--codegen", "-C"],
+  ["-C", "-C"],
   ["--pool", "--pool"],
   ["--implementation", "--implementation"],
   ["--max-threads", "--max-threads"],
@@ -118,7 +129,7 @@ function splitInline(arg) {
     const eq = arg.indexOf("=");
     return eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
   }
-  if (/^-[SW]./.test(arg)) return [arg.slice(0, 2), arg.slice(arg[2] === "=" ? 3 : 2)];
+  if (/^-[SWC]./.test(arg)) return [arg.slice(0, 2), arg.slice(arg[2] === "=" ? 3 : 2)];
   return [arg, undefined];
 }
 
@@ -171,8 +182,8 @@ function parseEnv(spec, hostEnv, env, bytes, hostBytes) {
 }
 
 // -S threads,threads=y ... : every key must be one this runner accepts.
-function parseWasmtimeKeys(group, list) {
-  const flag = group === "-S" ? "-S/--wasi" : "-W/--wasm";
+function parseWasmtimeKeys(group, list, opts) {
+  const flag = GROUP_NAMES[group];
   for (const item of list.split(",")) {
     const eq = item.indexOf("=");
     const key = eq < 0 ? item : item.slice(0, eq);
@@ -180,10 +191,12 @@ function parseWasmtimeKeys(group, list) {
     if (!ACCEPTED_KEYS[group].includes(key)) {
       throw new UsageError(`${flag} key ${JSON.stringify(key)} is not supported (accepted: ${ACCEPTED_KEYS[group].join(", ")}).`);
     }
-    if (FALSE_WORDS.includes(value)) throw new UsageError(`${flag} ${key}=${value}: threads are always on in this runner.`);
-    if (!TRUE_WORDS.includes(value)) {
-      throw new UsageError(`${flag} ${key}: unknown boolean ${JSON.stringify(value)} (y, yes, true or nothing).`);
+    const on = TRUE_WORDS.includes(value);
+    if (!on && !FALSE_WORDS.includes(value)) {
+      throw new UsageError(`${flag} ${key}: unknown boolean ${JSON.stringify(value)} (y, yes, true, nothing; n, no, false).`);
     }
+    if (key === "cache") opts.cache = on;
+    else if (!on) throw new UsageError(`${flag} ${key}=${value}: threads are always on in this runner.`);
   }
 }
 
@@ -204,7 +217,7 @@ function applyOption(opts, flag, value, { hostEnv, bytes, envBytes }) {
     opts.preopens[guest] = host;
   } else if (flag === "--env") parseEnv(value, hostEnv, opts.env, bytes, envBytes);
   else if (flag === "--argv0") opts.argv0 = exact(value, bytes, "--argv0");
-  else if (flag === "-S" || flag === "-W") parseWasmtimeKeys(flag, value);
+  else if (Object.hasOwn(ACCEPTED_KEYS, flag)) parseWasmtimeKeys(flag, value, opts);
   else if (flag === "--pool") opts.poolSize = integerOption(flag, value, 1);
   else if (flag === "--max-threads") opts.maxThreads = integerOption(flag, value, 0);
   else if (flag === "--implementation") {
@@ -220,7 +233,7 @@ function applyOption(opts, flag, value, { hostEnv, bytes, envBytes }) {
 // envBytes (NAME -> bytes): the exact bytes behind them where the platform
 // lets the CLI read them (lib/program/host-bytes.js), or null. Returns
 // {action: "help"}, {action: "version"} or {action: "run", file, args, env,
-// preopens, argv0, poolSize, implementation, maxThreads}; the program's
+// preopens, argv0, poolSize, implementation, maxThreads, cache}; the program's
 // arguments and environment values are strings, or Uint8Arrays of the exact
 // bytes where those are not UTF-8 (NotUtf8Error, exit 1, where such bytes
 // cannot be known).
@@ -229,7 +242,15 @@ export function parseCommandLine(argv, hostEnv = {}, { argvBytes = null, envByte
   let i = 0;
   if (argv[0] === "run") i = 1;
   else if (argv[0] === "help") return { action: "help" };
-  const opts = { env: {}, preopens: {}, argv0: undefined, poolSize: undefined, maxThreads: undefined, implementation: undefined };
+  const opts = {
+    env: {},
+    preopens: {},
+    argv0: undefined,
+    poolSize: undefined,
+    maxThreads: undefined,
+    implementation: undefined,
+    cache: true,
+  };
   for (; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--") {

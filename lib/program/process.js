@@ -19,19 +19,20 @@ import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
 import { runProgramMain } from "./wasi-c.js";
 import { programWasiUnavailable } from "./wasi.js";
 
-// options: runWasiThreadsProgram's; spare: the CLI's spare worker
-// (lib/program/spare-worker.js) or null. Never settles where the C WASI
+// options: runWasiThreadsProgram's; spares: the CLI's spare workers
+// (lib/program/spare-worker.js); moduleStore: the module cache's entry for
+// this module (lib/program/module-cache.js) or null. Never settles where the C WASI
 // serves (the process ends with the program); rejects as
 // runWasiThreadsProgram does for an option, a module or a preopen refused
 // before the program runs.
-export async function runProgramAsProcess(wasm, options, spares = []) {
+export async function runProgramAsProcess(wasm, options, spares = [], moduleStore = null) {
   if (programWasiUnavailable() !== null || typeof native.binding.exitProcess !== "function") {
     for (const spare of spares) spare.terminate();
     const { runWasiThreadsProgram } = await import("./run.js");
     return runWasiThreadsProgram(wasm, options);
   }
   const opts = normalizeOptions(options);
-  const { program, wasmModule, memory, plainMemory } = await makeProgram(opts, await loadProgram(wasm), {
+  const { program, wasmModule, memory, plainMemory } = await makeProgram(opts, await loadProgram(wasm, { store: moduleStore }), {
     ownsProcess: true,
   });
   const processState = { program };

@@ -6,7 +6,7 @@
 // Light on purpose (the CLI's start-up): no Worker, no host.
 
 import { statSync } from "node:fs";
-import { compileWasiThreadGuest } from "../worker/liftoff.js";
+import { compileWasiThreadGuestStored } from "../worker/liftoff.js";
 import { createWasiThreadPool, terminateWasiThreadPool } from "../pool.js";
 import { createProgramControl } from "./control.js";
 import { checkProgramImports } from "./link.js";
@@ -137,7 +137,9 @@ export function normalizeOptions(options) {
   };
 }
 
-export async function loadProgram(wasm) {
+// store: where the bytes the passes make are kept between runs (the CLI's
+// module cache, lib/program/module-cache.js), or null.
+export async function loadProgram(wasm, { store = null } = {}) {
   const declarations = declarationsOf(wasm); // throws TypeError with the reason
   // A wasi-threads program (it imports thread-spawn or a shared memory): one
   // imported shared memory (TypeError otherwise). A plain program: its own
@@ -154,7 +156,7 @@ export async function loadProgram(wasm) {
     // A threaded program's memory.grow/memory.size become calls over a
     // shared counter (lib/worker/guest-memory.js): then `reserved`, and its
     // memory is made at its maximum (lib/program/memory.js).
-    wasmModule = await compileWasiThreadGuest(bytes);
+    wasmModule = await compileWasiThreadGuestStored(bytes, undefined, store);
   }
   const exports = WebAssembly.Module.exports(wasmModule);
   if (!exports.some((e) => e.name === "_start" && e.kind === "function")) {

@@ -183,11 +183,31 @@ function compiled(module, bytes) {
 // Liftoff pass (or the protection); then the compile. A Liftoff rewrite that
 // does not compile (a memory64 module) is compiled again the flag's way, so
 // that a module's own error is reported as it is.
-export async function compileWasiThreadGuest(bytes, options) {
+export function compileWasiThreadGuest(bytes, options) {
+  return compileWasiThreadGuestStored(bytes, options, null);
+}
+
+// compileWasiThreadGuest with a store of the bytes it compiles (the CLI's
+// module cache, lib/program/module-cache.js): store.get() -> the bytes the
+// passes made for this module before, or null; store.put(bytes) keeps them.
+// Stored bytes that do not compile are made again. Only bytes the passes
+// changed and that compile without the process-wide flag are kept: the flag
+// is the process's state, not the module's.
+export async function compileWasiThreadGuestStored(bytes, options, store) {
+  const stored = store?.get() ?? null;
+  if (stored !== null) {
+    try {
+      return compiled(await WebAssembly.compile(stored), bytes);
+    } catch {
+      // a stale or damaged entry: the passes run again, and put() replaces it
+    }
+  }
   const source = guestBytes(bytes, options);
   const safe = safeBytes(source);
   try {
-    return compiled(await WebAssembly.compile(safe.bytes), bytes);
+    const module = compiled(await WebAssembly.compile(safe.bytes), bytes);
+    if (store !== null && safe.how !== "flag" && safe.bytes !== bytesOf(bytes)) store.put(safe.bytes);
+    return module;
   } catch (error) {
     if (safe.how !== "rewritten") throw error;
   }
