@@ -48,11 +48,11 @@
       "defines": ["NAPI_VERSION=8"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["src/os/wait_linux.c", "<@(wasi_sources)"],
+          "sources": ["src/os/wait_linux.c", "src/os/memory_linux.c", "<@(wasi_sources)"],
           "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-fvisibility=hidden"]
         }],
         ["OS=='mac'", {
-          "sources": ["src/os/wait_darwin.c", "<@(wasi_sources)"],
+          "sources": ["src/os/wait_darwin.c", "src/os/memory_none.c", "<@(wasi_sources)"],
           "xcode_settings": {
             "GCC_C_LANGUAGE_STANDARD": "c11",
             "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
@@ -61,7 +61,7 @@
           }
         }],
         ["OS=='win'", {
-          "sources": ["src/os/wait_windows.c", "<@(wasi_windows_sources)"],
+          "sources": ["src/os/wait_windows.c", "src/os/memory_none.c", "<@(wasi_windows_sources)"],
           "libraries": ["Synchronization.lib", "ntdll.lib", "bcrypt.lib"],
           "msvs_settings": {
             "VCCLCompilerTool": {
@@ -70,7 +70,7 @@
           }
         }],
         ["OS not in ('linux', 'mac', 'win')", {
-          "sources": ["src/os/wait_portable.c"],
+          "sources": ["src/os/wait_portable.c", "src/os/memory_none.c"],
           "cflags_c": ["-std=gnu11", "-O2", "-Wall", "-Wextra"]
         }]
       ]

@@ -20,7 +20,7 @@ cc=${CC:-gcc}
   -DNAPI_VERSION=8 -I"$(dirname "$(command -v node)")/../include/node" \
   -o "$out/wasi_thread_pool.node" \
   src/node/binding.c src/node/addon_copy.c src/core/wtp_pool.c src/core/wtp_park.c \
-  src/core/wtp_interrupt.c src/os/wait_linux.c \
+  src/core/wtp_interrupt.c src/os/wait_linux.c src/os/memory_linux.c \
   $(node -p 'JSON.parse(require("fs").readFileSync("binding.gyp", "utf8")).variables.wasi_sources.join(" ")')
 
 export WASI_THREAD_POOL_ADDON="$PWD/$out/wasi_thread_pool.node"

@@ -28,6 +28,8 @@
 //   exported), stripped;
 // - the program WASI's sources (wasiSources: binding.gyp's wasi_sources on
 //   Linux and macOS, wasi_windows_sources on Windows);
+// - each OS's wait file and memory advice file (`wait`, `memory` below: as
+//   binding.gyp's conditions);
 // - Linux: wait_linux.c, -fPIC, gnu11, a version script that exports only
 //   the module entry and wtp_addon_marker (Zig 0.11 otherwise exports all of
 //   compiler-rt from an aarch64 build that uses its outline atomics), and
@@ -103,6 +105,7 @@ export const CROSS_TARGETS = [
     libc: "glibc",
     zig: "x86_64-linux-gnu.2.17",
     wait: "os/wait_linux.c",
+    memory: "os/memory_linux.c",
     flags: LINUX,
   },
   {
@@ -112,6 +115,7 @@ export const CROSS_TARGETS = [
     libc: "musl",
     zig: "x86_64-linux-musl",
     wait: "os/wait_linux.c",
+    memory: "os/memory_linux.c",
     flags: LINUX,
   },
   {
@@ -121,6 +125,7 @@ export const CROSS_TARGETS = [
     libc: "glibc",
     zig: "aarch64-linux-gnu.2.17",
     wait: "os/wait_linux.c",
+    memory: "os/memory_linux.c",
     flags: LINUX,
   },
   {
@@ -130,6 +135,7 @@ export const CROSS_TARGETS = [
     libc: "musl",
     zig: "aarch64-linux-musl",
     wait: "os/wait_linux.c",
+    memory: "os/memory_linux.c",
     flags: LINUX,
   },
   {
@@ -139,6 +145,7 @@ export const CROSS_TARGETS = [
     libc: null,
     zig: "x86_64-macos.11.0",
     wait: "os/wait_darwin.c",
+    memory: "os/memory_none.c",
     flags: MAC,
     darwin: { arch: "x86_64", min: "10.15" },
   },
@@ -149,6 +156,7 @@ export const CROSS_TARGETS = [
     libc: null,
     zig: "aarch64-macos.11.0",
     wait: "os/wait_darwin.c",
+    memory: "os/memory_none.c",
     flags: MAC,
     darwin: { arch: "arm64", min: "11.0" },
   },
@@ -159,6 +167,7 @@ export const CROSS_TARGETS = [
     libc: null,
     zig: "x86_64-windows-gnu",
     wait: "os/wait_windows.c",
+    memory: "os/memory_none.c",
     flags: ["-std=c11"],
     windows: true,
   },
@@ -307,7 +316,7 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
     writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
     const gypDir = existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT;
-    const sources = [...coreSources(gypDir), `src/${target.wait}`, ...wasiSources(gypDir, { windows: Boolean(target.windows) })];
+    const sources = [...coreSources(gypDir), `src/${target.wait}`, `src/${target.memory}`, ...wasiSources(gypDir, { windows: Boolean(target.windows) })];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {
       log(`${command} ${args.join(" ")}`);

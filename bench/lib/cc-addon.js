@@ -1,7 +1,8 @@
 // Builds the addon with the system C compiler straight from a src/ folder,
 // without node-gyp: the bench's --fresh-addon and the experiments' variants
 // (bench/experiment.js). The sources are binding.gyp's lists (read by the
-// cross-build script, so that there is one list) plus the Linux wait file:
+// cross-build script, so that there is one list) plus the Linux wait and
+// memory advice files:
 // the core's and the program WASI's (src/node/, src/wasi/).
 
 import { execFileSync } from "node:child_process";
@@ -16,7 +17,7 @@ const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export function ccAddon({ srcDir = join(repoDir, "src"), out, defines = [] }) {
   // binding.gyp's paths are relative to the repository and start with src/:
   // the same path under srcDir (sub-folders kept).
-  const sources = [...coreSources(repoDir), "src/os/wait_linux.c", ...wasiSources(repoDir)].map((file) =>
+  const sources = [...coreSources(repoDir), "src/os/wait_linux.c", "src/os/memory_linux.c", ...wasiSources(repoDir)].map((file) =>
     join(srcDir, relative("src", file)),
   );
   const nodeInclude = resolve(dirname(process.execPath), "..", "include", "node");

@@ -10,16 +10,45 @@
 //   makeProgramMemory(memoryType, reserved) -> {memory, memoryPages}: the
 //     shared memory (at its maximum when reserved) and the counter (null
 //     when not reserved).
+//
+// The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
+// Linux's transparent huge pages; nothing elsewhere), before any thread
+// touches it: a program's first touches of tens of MiB cost one fault per
+// 2 MiB instead of one per 4 KiB (docs/runner.md, "What a thread costs").
+// WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default.
 
+import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
 import { RESERVE_ENV } from "../worker/guest-memory.js";
+
+export const HUGE_PAGES_ENV = "WASI_THREAD_POOL_HUGE_PAGES";
+
+export function hugePagesWanted(env = process.env) {
+  const value = env[HUGE_PAGES_ENV];
+  if (value === undefined || value === "" || value === "1") return true;
+  if (value === "0") return false;
+  throw new RangeError(`${HUGE_PAGES_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+}
+
+// Whether the OS took the advice (false: not asked, no addon, an addon
+// without adviseHugePages, or an OS that takes no such advice).
+export function adviseHugePages(memory, env = process.env) {
+  const advise = native.binding?.adviseHugePages;
+  if (typeof advise !== "function" || !hugePagesWanted(env)) return false;
+  return advise(new Uint8Array(memory.buffer));
+}
 
 export function reservesMemory(wasmModule) {
   return importsMemoryCounter(wasmModule);
 }
 
 export function makeProgramMemory({ initial, maximum }, reserved) {
-  if (!reserved) return { memory: new WebAssembly.Memory({ initial, maximum, shared: true }), memoryPages: null };
+  hugePagesWanted(); // a bad value is refused before the memory is made
+  if (!reserved) {
+    const memory = new WebAssembly.Memory({ initial, maximum, shared: true });
+    adviseHugePages(memory);
+    return { memory, memoryPages: null };
+  }
   let memory;
   try {
     memory = new WebAssembly.Memory({ initial: maximum, maximum, shared: true });
@@ -30,5 +59,6 @@ export function makeProgramMemory({ initial, maximum }, reserved) {
       { cause: error },
     );
   }
+  adviseHugePages(memory);
   return { memory, memoryPages: createMemoryCounter(initial, maximum) };
 }

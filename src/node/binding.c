@@ -77,6 +77,7 @@
 #include "napi_util.h"
 #include "../core/wtp.h"
 #include "../core/wtp_park.h"
+#include "../os/wtp_memory.h"
 
 /* The program's C WASI (src/wasi/) is built on Linux, macOS and Windows
  * (binding.gyp; other systems build without it). */
@@ -978,6 +979,29 @@ static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   return make_int32(env, wtp__park_running());
 }
 
+/* adviseHugePages(view) -> boolean: wtp__os_advise_huge_pages over the bytes
+ * of a Uint8Array (the runner's, over a program's memory:
+ * lib/program/memory.js). True when the OS took the advice. */
+static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
+  bool is_typed = false;
+  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[0], &is_typed));
+  napi_typedarray_type type = napi_int8_array;
+  size_t length = 0;
+  void* data = NULL;
+  if (is_typed)
+    WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[0], &type, &length,
+                                                &data, NULL, NULL));
+  if (!is_typed || type != napi_uint8_array)
+    return type_error(env, "adviseHugePages: view must be a Uint8Array");
+  napi_value result;
+  WTP_NAPI_CALL(
+      env,
+      napi_get_boolean(env, wtp__os_advise_huge_pages(data, length), &result));
+  return result;
+}
+
 #ifdef WTP_ADDON_TEST_HOOKS
 static napi_value js_set_spin_limit(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -1094,6 +1118,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"interruptAll", NULL, js_interrupt_all, NULL, NULL, NULL,
        napi_enumerable, NULL},
       {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+      {"adviseHugePages", NULL, js_advise_huge_pages, NULL, NULL, NULL,
        napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(

@@ -1,0 +1,32 @@
+/* wtp_memory.h: advice to the OS about memory the addon did not allocate.
+ *
+ * The room: src/os/, one file per OS behind this contract (binding.gyp picks
+ * exactly one). It includes the C library and the OS's headers only.
+ *
+ *   memory_linux.c  madvise(2) MADV_HUGEPAGE: transparent huge pages
+ *   memory_none.c   every other OS: no advice is given
+ *
+ * The runner asks it for a program's wasm memory (lib/program/memory.js).
+ * A real program first touches tens of MiB of that memory (zstd's windows
+ * and job buffers), one page fault per 4 KiB page, and a fault costs
+ * microseconds on a virtual machine; backed by 2 MiB pages, the same memory
+ * takes one fault per 2 MiB (docs/runner.md, "What a thread costs": about a
+ * tenth of `zstd -T2 -3`'s run on the 2-vCPU VM). Where the system's
+ * transparent huge pages are "always" the advice changes nothing; where they
+ * are "never" the kernel ignores it.
+ */
+#ifndef WTP_MEMORY_H
+#define WTP_MEMORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Asks the OS to back the whole pages inside [base, base + length) with huge
+ * pages as they are first touched. Pure advice: the memory's content,
+ * protection and size never change, whatever the answer; a range that holds
+ * no whole page, or that wraps around the address space, is left alone.
+ * The range must stay mapped during the call (the caller holds the V8
+ * backing store it belongs to). Returns true when the OS took the advice. */
+bool wtp__os_advise_huge_pages(void* base, size_t length);
+
+#endif /* WTP_MEMORY_H */

@@ -1,0 +1,93 @@
+/* test_memory.c: the OS memory advice (src/os/wtp_memory.h). On Linux
+ * (memory_linux.c) the whole pages inside a range get MADV_HUGEPAGE, which
+ * /proc/self/smaps shows as the "hg" flag of the mapping that holds them,
+ * and nothing else changes: not the pages around the range, not the content.
+ * A range with no whole page, NULL and a range that wraps are refused before
+ * any system call. The portable build (memory_none.c, -DWTP_TEST_MEMORY_NONE)
+ * takes no advice at all. */
+#define _GNU_SOURCE
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../src/os/wtp_memory.h"
+#include "harness.h"
+
+#define REGION (8u << 20)
+
+static size_t page;
+
+/* The VmFlags of the mapping that holds addr has " hg" (1), has not (0), or
+ * the mapping was not found (-1). */
+static int huge_advised(const void* addr) {
+  FILE* f = fopen("/proc/self/smaps", "r");
+  if (f == NULL) return -1;
+  char line[512];
+  bool inside = false;
+  int found = -1;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+        strchr(line, '-') == line + strspn(line, "0123456789abcdef")) {
+      inside = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+    } else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+      found = strstr(line, " hg") != NULL;
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static unsigned char* fresh_region(void) {
+  void* p = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(p != MAP_FAILED);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void test_inner_pages_advised(void) {
+  unsigned char* base = fresh_region();
+  if (base == NULL) return;
+  for (size_t i = 0; i < REGION; i += page) base[i] = (unsigned char)(i / page);
+  /* From inside the first page to inside the last: the whole pages between. */
+  bool took = wtp__os_advise_huge_pages(base + 1, REGION - 2);
+#ifdef WTP_TEST_MEMORY_NONE
+  CHECK(!took);
+  CHECK_EQ(huge_advised(base + REGION / 2), 0);
+#else
+  CHECK(took);
+  CHECK_EQ(huge_advised(base + page), 1);
+  CHECK_EQ(huge_advised(base + REGION - 2 * page), 1);
+  CHECK_EQ(huge_advised(base), 0);              /* the partial first page */
+  CHECK_EQ(huge_advised(base + REGION - 1), 0); /* the partial last page */
+#endif
+  bool same = true;
+  for (size_t i = 0; i < REGION; i += page)
+    same = same && base[i] == (unsigned char)(i / page);
+  CHECK(same);
+  munmap(base, REGION);
+}
+
+static void test_refused_ranges(void) {
+  unsigned char* base = fresh_region();
+  if (base == NULL) return;
+  CHECK(!wtp__os_advise_huge_pages(base + 1, page - 1)); /* no whole page */
+  CHECK(!wtp__os_advise_huge_pages(base + 1, page));     /* two partial pages */
+  CHECK(!wtp__os_advise_huge_pages(base, 0));
+  CHECK(!wtp__os_advise_huge_pages(NULL, REGION));
+  CHECK(!wtp__os_advise_huge_pages((void*)(UINTPTR_MAX - 10), 100)); /* wraps */
+  CHECK(!wtp__os_advise_huge_pages(base, SIZE_MAX));                 /* wraps */
+  CHECK_EQ(huge_advised(base + page), 0);
+  munmap(base, REGION);
+}
+
+int main(void) {
+  page = (size_t)sysconf(_SC_PAGESIZE);
+  RUN(test_inner_pages_advised);
+  RUN(test_refused_ranges);
+  return harness_summary("test_memory");
+}
