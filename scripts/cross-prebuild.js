@@ -316,7 +316,12 @@ export function buildTarget(target, { srcDir = ROOT, outDir = ROOT, zig = zigPat
     cpSync(join(srcDir, "src"), join(scratch, "src"), { recursive: true });
     writeFileSync(join(scratch, "exports.map"), EXPORTS_MAP);
     const gypDir = existsSync(join(srcDir, "binding.gyp")) ? srcDir : ROOT;
-    const sources = [...coreSources(gypDir), `src/${target.wait}`, `src/${target.memory}`, ...wasiSources(gypDir, { windows: Boolean(target.windows) })];
+    const sources = [
+      ...coreSources(gypDir),
+      `src/${target.wait}`,
+      `src/${target.memory}`,
+      ...wasiSources(gypDir, { windows: Boolean(target.windows) }),
+    ];
     const cflags = ["-target", target.zig, ...COMMON, ...target.flags, "-I", napiInclude(), "-I", uvInclude()];
     const step = (command, args) => {
       log(`${command} ${args.join(" ")}`);
