@@ -414,6 +414,8 @@ const LIBC = new Set([
   "writev",
   // The CLI's exitProcess (src/node/binding_wasi.c): the program's end on a thread other than the main one.
   "_exit",
+  // A program's memory advised for huge pages (src/os/memory_linux.c; glibc 2.2.5 / 2.17 on arm64).
+  "madvise",
 ]);
 const LINUX_LIBRARIES = {
   glibc: new Set(["libc.so.6", "libpthread.so.0", "libm.so.6", "libdl.so.2"]),
