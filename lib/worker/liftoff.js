@@ -37,7 +37,11 @@
 import { noteCompiledModule } from "./wasm-memory.js";
 import { rewriteAtomicWaits } from "../wasm/liftoff-pass.js";
 import { rewriteGuestMemory } from "./guest-memory.js";
-import v8 from "node:v8";
+import { createRequire } from "node:module";
+
+// node:v8 is loaded only where the flag is set (rarely: the pass serves every
+// module it can read): loading it costs a fresh process about 5 ms.
+const loadV8 = () => createRequire(import.meta.url)("node:v8");
 
 // The probe, hand-assembled so that no assembler is needed at run time:
 //
@@ -106,7 +110,7 @@ export function protectFromLiftoffHazard() {
   if (protectedNow) return true;
   if (!liftoffHazardAffected()) return true;
   try {
-    v8.setFlagsFromString("--no-liftoff");
+    loadV8().setFlagsFromString("--no-liftoff");
   } catch {
     return false;
   }
