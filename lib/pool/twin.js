@@ -47,8 +47,11 @@ const { PENDING, IDLE, CLAIMED, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_
 
 const { POOL_EXHAUSTED, WORKER_CREATE_FAILED, TID_EXHAUSTED, DISPATCH_FAILED, TERMINATED } = DECLINE;
 
-const monotonicNow =
-  typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
+// Read at each call, not at load: Node's global performance is lazy, and its
+// first read loads perf_hooks (about 4 ms of a worker's start, where this is
+// loaded but may never wait).
+const monotonicNow = () =>
+  typeof performance !== "undefined" && typeof performance.now === "function" ? performance.now() : Date.now();
 
 // ---------------------------------------------------------------------------
 // Header words, clamped to the buffer.

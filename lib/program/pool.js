@@ -11,14 +11,13 @@
 // the supervisor's terminate of the main thread's worker and of its own
 // workers ends them all.
 
-import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { native } from "../native/binding.js";
 import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 // lib/pool.js first: it hands the addon to lib/pool/backend.js.
 import "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
-import { createProgramSpawn, noteGrow } from "./threads.js";
+import { cpuCount, createProgramSpawn, noteGrow } from "./threads.js";
 import { workerEntryUrl } from "../worker/entries.js";
 
 // Pool workers for a program; onWorker(worker) hears of each one started.
@@ -104,5 +103,5 @@ export function createSupervisorSpawn({ wasmModule, memory, processState }) {
     processState,
     onWorker: (worker) => ownWorkers.push(worker),
   });
-  return { claim, spawnTrampoline: growing, hasRoom, workers, cpus: availableParallelism(), ownWorkers };
+  return { claim, spawnTrampoline: growing, hasRoom, workers, cpus: cpuCount(), ownWorkers };
 }

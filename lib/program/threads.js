@@ -8,7 +8,7 @@
 // waited for a worker to come free would wait for ever. Instead a spawn
 //   1. takes an idle worker, if there is one (the pool's claim, no wait);
 //   2. else starts a worker when that pays: the pool has room, a start is
-//      free (at most STARTS_AT_ONCE workers starting at any time), and a new
+//      free (at most startsAtOnce() workers starting at any time), and a new
 //      worker is expected to run the thread sooner than a busy one (no
 //      thread has ended yet, or T_RUN_US >= T_START_US: growthPays);
 //   3. else queues the thread (its tid is taken now, from the pool's
@@ -25,7 +25,7 @@
 //               -1 when the spawn fails or the thread's wasi_thread_start
 //               returns; notified on every -1 (a spawn at the limit waits).
 //   T_STARTING  workers started and not yet ready: +1 by CAS below
-//               STARTS_AT_ONCE before a worker is made, -1 when it has made
+//               startsAtOnce() before a worker is made, -1 when it has made
 //               its instance (workerReady); notified on every -1.
 //   T_START_US  a worker's start-up time, moving average (microseconds);
 //   T_RUN_US    a thread's run time, moving average (microseconds), -1 until
@@ -43,7 +43,7 @@
 //   T_STOP      1 once the program has ended: the watcher stops.
 //   T_ENDED     threads ended (+1 each); the watcher compares it.
 
-import { availableParallelism } from "node:os";
+import { createRequire } from "node:module";
 import { H_NEXT_TID, MAX_TID } from "../pool/layout.js";
 
 export const T_LIMIT = 0;
@@ -78,11 +78,11 @@ const LIMIT_GRACE_MS = 100;
 // Workers starting at once: a start is mostly CPU work (Node's bootstrap,
 // loading the runtime, instantiating): a few per CPU overlap its waits, more
 // only slow each other and hold memory early.
-const STARTS_AT_ONCE = Math.max(2, Math.min(8, 2 * availableParallelism()));
+const startsAtOnce = () => Math.max(2, Math.min(8, 2 * cpuCount()));
 // ... and for a stalled queue, whose threads are known to wait for threads
 // that do not end: starts overlap well (16 bare workers started at once cost
 // 12 ms each on 2 CPUs, against about 30 ms four at a time).
-const STALL_STARTS_AT_ONCE = Math.max(4, Math.min(16, 4 * availableParallelism()));
+const stallStartsAtOnce = () => Math.max(4, Math.min(16, 4 * cpuCount()));
 // How often the supervisor looks for an idle worker while threads are queued.
 const POLL_MS = 5;
 // Polls with every worker up and nothing moving that make a stalled queue.
@@ -104,8 +104,21 @@ export function createThreadWords(maxThreads) {
   return words;
 }
 
-// Wall-clock milliseconds, comparable between threads (growTimes).
-const wallMs = () => performance.timeOrigin + performance.now();
+// The CPUs this process may use, asked at the first need (a thread that
+// starts a worker), not when a worker loads this file: node:os costs a
+// worker's start about 2 ms.
+let cpus = 0;
+export function cpuCount() {
+  cpus ||= createRequire(import.meta.url)("node:os").availableParallelism();
+  return cpus;
+}
+
+// Milliseconds on a clock every thread of the process reads alike (libuv's
+// uv_hrtime: the system's monotonic clock), so comparable between threads
+// (growTimes). Not performance.now(): Node's global performance is lazy, and
+// its first read loads perf_hooks, about 4 ms of every worker's start.
+const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
+const wallMs = nowMs;
 
 function average(words, index, sample) {
   const old = Atomics.load(words, index);
@@ -123,7 +136,7 @@ function enterThread(words) {
       if (Atomics.compareExchange(words, T_ALIVE, alive, alive + 1) === alive) return true;
       continue;
     }
-    const now = performance.now();
+    const now = nowMs();
     if (deadline < 0) deadline = now + LIMIT_GRACE_MS;
     if (now >= deadline) return false;
     Atomics.wait(words, T_ALIVE, alive, deadline - now);
@@ -136,7 +149,7 @@ function leaveThread(words) {
 }
 
 // Takes one of `bound` starts, if one is free.
-export function tryReserveStart(words, bound = STARTS_AT_ONCE) {
+export function tryReserveStart(words, bound = startsAtOnce()) {
   const starting = Atomics.load(words, T_STARTING);
   return starting < bound && Atomics.compareExchange(words, T_STARTING, starting, starting + 1) === starting;
 }
@@ -238,11 +251,11 @@ function takeTid(pool) {
 // Runs one thread, start(tid, startArg), timing it; the thread leaves the
 // count of threads alive when it returns (a trap never returns here).
 export function runProgramThread(program, start, tid, startArg) {
-  const began = performance.now();
+  const began = nowMs();
   try {
     return start(tid, startArg);
   } finally {
-    average(program.threads, T_RUN_US, Math.max(1, Math.round((performance.now() - began) * 1000)));
+    average(program.threads, T_RUN_US, Math.max(1, Math.round((nowMs() - began) * 1000)));
     Atomics.add(program.threads, T_ENDED, 1);
     leaveThread(program.threads);
   }
@@ -338,7 +351,7 @@ function handQueueToIdleWorker(words, claim) {
 export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoom, workers, cpus, onFullStall = null }) {
   const words = program.threads;
   let warned = false;
-  const startTrampoline = (bound = STARTS_AT_ONCE) => {
+  const startTrampoline = (bound = startsAtOnce()) => {
     if (!tryReserveStart(words, bound)) return false;
     Atomics.add(words, T_TICKETS, 1);
     const { tid, grew } = spawnTrampoline(TRAMPOLINE_ARG);
@@ -398,7 +411,7 @@ async function watchQueueFor(words, head, ended, claim) {
 // The queue has not moved for a worker's start-up time: its threads wait for
 // threads that do not end. One worker per queued thread, as fast as the
 // starts allow, until a thread ends (a worker may come free), the queue
-// empties, the pool is full or the program ends (STALL_STARTS_AT_ONCE).
+// empties, the pool is full or the program ends (stallStartsAtOnce()).
 async function feedStalledQueue(words, startTrampoline, hasRoom) {
   const ended = Atomics.load(words, T_ENDED);
   // Trampolines on their way (T_TICKETS) will each take a queued thread.
@@ -408,7 +421,7 @@ async function feedStalledQueue(words, startTrampoline, hasRoom) {
     queued(words) > Atomics.load(words, T_TICKETS) &&
     hasRoom()
   ) {
-    if (startTrampoline(STALL_STARTS_AT_ONCE)) continue;
+    if (startTrampoline(stallStartsAtOnce())) continue;
     const starting = Atomics.load(words, T_STARTING);
     await Atomics.waitAsync(words, T_STARTING, starting, POLL_MS).value;
   }

@@ -252,8 +252,11 @@ function outputFd(fd, writeOutput) {
 // ---------------------------------------------------------------------------
 // WASI
 
-const monotonicNowMs =
-  typeof performance !== "undefined" && typeof performance.now === "function" ? () => performance.now() : () => Date.now();
+// Read at each call, not at load: Node's global performance is lazy, and its
+// first read loads perf_hooks (about 4 ms of a worker's start, where this is
+// loaded but may never wait).
+const monotonicNowMs = () =>
+  typeof performance !== "undefined" && typeof performance.now === "function" ? performance.now() : Date.now();
 
 let sleepCell = null;
 function sleepMs(ms) {
