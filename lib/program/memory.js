@@ -20,14 +20,12 @@
 import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
 import { RESERVE_ENV } from "../worker/guest-memory.js";
+import { envSwitch } from "../worker/env-switch.js";
 
 export const HUGE_PAGES_ENV = "WASI_THREAD_POOL_HUGE_PAGES";
 
 export function hugePagesWanted(env = process.env) {
-  const value = env[HUGE_PAGES_ENV];
-  if (value === undefined || value === "" || value === "1") return true;
-  if (value === "0") return false;
-  throw new RangeError(`${HUGE_PAGES_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+  return envSwitch(env, HUGE_PAGES_ENV);
 }
 
 // Whether the OS took the advice (false: not asked, no addon, an addon

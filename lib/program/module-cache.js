@@ -58,6 +58,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { growthRemedyWanted } from "../worker/guest-memory.js";
 import { liftoffHazardAffected } from "../worker/liftoff.js";
+import { envSwitch } from "../worker/env-switch.js";
 
 export const CACHE_ENV = "WASI_THREAD_POOL_CACHE";
 export const CACHE_DIR_ENV = "WASI_THREAD_POOL_CACHE_DIR";
@@ -70,10 +71,7 @@ export const MAX_ENTRIES = 32;
 const MAGIC = "wasi-thread-pool module cache 1\n";
 
 export function cacheWanted(env = process.env) {
-  const value = env[CACHE_ENV];
-  if (value === undefined || value === "" || value === "1") return true;
-  if (value === "0") return false;
-  throw new RangeError(`${CACHE_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+  return envSwitch(env, CACHE_ENV);
 }
 
 export function cacheDirectory(env = process.env, platform = process.platform) {

@@ -12,14 +12,12 @@
 
 import { rewriteMemoryGrowth } from "../wasm/memory-pass.js";
 import { readMemoryDeclarations } from "./wasm-memory.js";
+import { envSwitch } from "./env-switch.js";
 
 export const RESERVE_ENV = "WASI_THREAD_POOL_RESERVE_MEMORY";
 
 export function growthRemedyWanted(env = typeof process === "object" ? process.env : {}) {
-  const value = env[RESERVE_ENV];
-  if (value === undefined || value === "" || value === "1") return true;
-  if (value === "0") return false;
-  throw new RangeError(`${RESERVE_ENV} must be 0 or 1, not ${JSON.stringify(value)}.`);
+  return envSwitch(env, RESERVE_ENV);
 }
 
 // The last few modules looked at more than once: {hash, source (a copy),
