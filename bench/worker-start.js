@@ -106,6 +106,16 @@ writeFileSync(
 // (scripts/bundle-workers.js builds into dist/ and defines import.meta.url as
 // the entry's source URL instead: the same effect).
 const probeEntry = join(root, "lib/program/.worker-start-probe.js");
+// The probe files in lib/program/ go at the end, and also when the run dies
+// early (an output pipe closed by its reader ends it with an uncaught EPIPE,
+// past the finally below).
+function removeProbes() {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(probeEntry, { force: true });
+  rmSync(files["imports as ES modules"], { force: true });
+  rmSync(files["imports as one CommonJS file"], { force: true });
+}
+process.on("exit", removeProbes);
 writeFileSync(
   probeEntry,
   `${importLines("esm").join("\n")}\nimport { parentPort, workerData } from "node:worker_threads";\nparentPort.postMessage(0); ${HOLD}`,
@@ -185,8 +195,5 @@ try {
     );
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(probeEntry, { force: true });
-  rmSync(files["imports as ES modules"], { force: true });
-  rmSync(files["imports as one CommonJS file"], { force: true });
+  removeProbes();
 }
