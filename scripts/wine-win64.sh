@@ -26,11 +26,11 @@
 #    real workers and the lifecycle tests in child processes, the program
 #    runner; and the program WASI's suites (WASI_SUITES: the binding, fds
 #    across threads, the sandbox, blocking and the stop, pigz -p 2 and
-#    zstd -T2 on files, basics, rights), which run where the prebuild has
-#    the C WASI and skip saying so where it has not. Their programs are
-#    built here first on the Linux side (node.exe cannot run sh), and so are
-#    the sandbox suite's trees with symbolic links (Wine 8 cannot make one:
-#    test/support/sandbox-tree.js, WTP_WINE_SANDBOX_TREES);
+#    zstd -T2 on files, basics, rights, the CLI's module cache), which run
+#    where the prebuild has the C WASI and skip saying so where it has not.
+#    Their programs are built here first on the Linux side (node.exe cannot
+#    run sh), and so are the sandbox suite's trees with symbolic links (Wine
+#    8 cannot make one: test/support/sandbox-tree.js, WTP_WINE_SANDBOX_TREES);
 # 2. the package's load path: `npm pack`, installed offline into a scratch
 #    folder, then test/support/package-smoke.js run there by node.exe: the
 #    native implementation must serve, from prebuilds/win32-x64;
@@ -52,7 +52,7 @@ cd "$root"
 SUITES=(protocol protocol-threads bad-input hostile layout exports loader host-api host-node host-node-process
   shutdown interrupt-latency faults pool-races binding-lifetime runtime instance-reuse program)
 WASI_SUITES=(binding-wasi program-wasi-fds program-wasi-sandbox program-wasi-blocking program-wasi-real
-  program-wasi-basics program-wasi-rights)
+  program-wasi-basics program-wasi-rights module-cache)
 
 cache="${WTP_WINE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wasi-thread-pool/win-x64}"
 version="${WTP_WINE_NODE_VERSION:-$(node -p process.versions.node)}"
