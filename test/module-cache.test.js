@@ -79,7 +79,7 @@ describe("the module cache on its own", () => {
     assert.equal(cacheDirectory({ LOCALAPPDATA: "/L" }, "win32"), join("/L", "wasi-thread-pool", "modules"));
   });
 
-  test("no store for a small module, a CLI run from its sources, or the cache turned off; the bytes are read all the same", () => {
+  test("no store for a small module, a CLI run from its sources, the cache turned off or a bad switch; the bytes are read all the same", () => {
     const code = makeFile(10);
     const small = makeFile(MIN_MODULE_BYTES - 1);
     const big = makeFile();
@@ -94,6 +94,9 @@ describe("the module cache on its own", () => {
     }
     assert.deepEqual(readModuleFile(big, { codeFile: code, enabled: false }).bytes, readFileSync(big));
     assert.throws(() => open(join(work, "missing.wasm"), code, dir), { code: "ENOENT" });
+    // A bad memory pass switch is the compile's to report, not the read's.
+    const badSwitch = readModuleFile(big, { codeFile: code, env: { ...env(dir), WASI_THREAD_POOL_RESERVE_MEMORY: "x" } });
+    assert.equal(badSwitch.store, null);
     assert.equal(existsSync(dir), false);
   });
 

@@ -91,13 +91,19 @@ export function readModuleFile(file, { codeFile = null, enabled = true, env = pr
   const code = statOrNull(codeFile);
   if (after === null || code === null || fileIdentity(before) !== fileIdentity(after)) return { bytes, store: null };
   const dir = cacheDirectory(env);
-  const identity = [
-    MAGIC.trim(),
-    `module ${fileIdentity(after)}`,
-    `code ${fileIdentity(code)} ${packageVersion()}`,
-    `node ${process.version} ${process.platform} ${process.arch}`,
-    `passes liftoff=${liftoffHazardAffected()} memory=${growthRemedyWanted(env)}`,
-  ].join("\n");
+  let identity;
+  try {
+    identity = [
+      MAGIC.trim(),
+      `module ${fileIdentity(after)}`,
+      `code ${fileIdentity(code)} ${packageVersion()}`,
+      `node ${process.version} ${process.platform} ${process.arch}`,
+      `passes liftoff=${liftoffHazardAffected()} memory=${growthRemedyWanted(env)}`,
+    ].join("\n");
+  } catch {
+    // A bad WASI_THREAD_POOL_RESERVE_MEMORY: no cache, and the compile says why.
+    return { bytes, store: null };
+  }
   const now = BigInt(Date.now()) * 1000000n;
   const settled = [after, code].every(
     (s) => now - s.mtimeNs >= BigInt(SETTLED_MS) * 1000000n && now - s.ctimeNs >= BigInt(SETTLED_MS) * 1000000n,
