@@ -204,6 +204,18 @@ describe("the CLI's module cache with zstd.wasm", { skip: cliSkip }, () => {
   }
   const entries = () => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".wasm")) : []);
 
+  test("a bad WASI_THREAD_POOL_CACHE or WASI_THREAD_POOL_HUGE_PAGES ends the CLI with 1, naming it", () => {
+    for (const name of ["WASI_THREAD_POOL_CACHE", "WASI_THREAD_POOL_HUGE_PAGES"]) {
+      const r = spawnSync(process.execPath, [CLI, "run", ZSTD, "-V"], {
+        env: { ...env(join(work, "bad-switch")), [name]: "maybe" },
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`^wasi-thread-pool: ${name} must be 0 or 1, not "maybe"`));
+    }
+  });
+
   test("-C cache=n keeps nothing; the first run keeps the rewritten module; later runs and a damaged entry give the same output", async () => {
     await settled(ZSTD, BUILT);
     mkdirSync(dir, { recursive: true, mode: 0o700 });

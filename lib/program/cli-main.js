@@ -66,7 +66,10 @@ export async function runCli({ codeFile = null } = {}) {
   try {
     cache = opts.cache && cacheWanted();
   } catch (error) {
-    usage(error.message);
+    // An environment variable, not the command line: exit 1, as a bad
+    // WASI_THREAD_POOL_RESERVE_MEMORY or WASI_THREAD_POOL_HUGE_PAGES does.
+    process.stderr.write(`wasi-thread-pool: ${error.message}\n`);
+    process.exit(1);
   }
   let bytes;
   let moduleStore;
