@@ -15,23 +15,7 @@
  *   - poll_oneoff: a clock alone, a pipe and a clock (the clock's event when
  *     nothing comes, the fd's with nbytes when data is there), and the stop
  *     ending a poll that would wait for ever. */
-#include "wasi_harness_os.h"
-
-#define MEM 65536
-/* Guest layout: iovec list at 0, result word at 64, data at 1024. */
-#define IOV 0
-#define RESULT 64
-#define DATA 1024
-/* Upper bound of "the stop ended it" (the stop itself is at once; this is
- * the loaded 2-core machine's and Wine's thread wake-up). */
-#define STOP_BOUND_MS 2000
-
-static uint32_t write_str(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd,
-                          const char *s) {
-  memcpy(m->base + DATA, s, strlen(s));
-  put_iovec(m, IOV, DATA, (uint32_t)strlen(s));
-  return CALL(wasi, m, "fd_write", fd, IOV, 1, RESULT);
-}
+#include "wasi_harness_stream.h"
 
 /* ---- one fd across threads ---- */
 
@@ -177,26 +161,11 @@ static void test_append(void) {
 
 /* ---- blocking and the stop ---- */
 
-typedef struct blocked {
-  wtp_wasi *wasi;
-  uint32_t fd;
-  int write;
-  size_t bytes;
-  atomic_int returned;
-  uint32_t result;
-  double returned_at;
-} blocked;
-
-static void *blocked_call(void *arg) {
-  blocked *b = arg;
-  wtp_wasi_memory m = guest_memory(b->bytes + DATA);
-  put_iovec(&m, IOV, DATA, (uint32_t)b->bytes);
-  b->result = CALL(b->wasi, &m, b->write ? "fd_write" : "fd_read", b->fd, IOV,
-                   1, RESULT);
-  b->returned_at = os_now_ms();
-  atomic_store(&b->returned, 1);
-  free(m.base);
-  return NULL;
+/* fd_read or fd_write of c->bytes at DATA. */
+static uint32_t read_or_write(blocking_call *c, wtp_wasi_memory *m) {
+  put_iovec(m, IOV, DATA, (uint32_t)c->bytes);
+  return CALL(c->wasi, m, c->write ? "fd_write" : "fd_read", c->fd, IOV, 1,
+              RESULT);
 }
 
 /* write: 1 MiB into a pipe nobody reads (far above any pipe's capacity). */
@@ -204,23 +173,20 @@ static void stop_ends(int write) {
   int p[2];
   os_pipe(p);
   wtp_wasi *wasi = make_wasi(p[0], p[1], -1, NULL);
-  blocked b = {.wasi = wasi,
-               .fd = write ? 1 : 0,
-               .write = write,
-               .bytes = write ? 1 << 20 : 64};
-  os_thread t = os_thread_start(blocked_call, &b);
+  blocking_call b = {.wasi = wasi,
+                     .call = read_or_write,
+                     .fd = write ? 1 : 0,
+                     .write = write,
+                     .bytes = write ? 1 << 20 : 64};
+  os_thread t = os_thread_start(run_blocking_call, &b);
   os_sleep_ms(300);
   CHECK_EQ(atomic_load(&b.returned), 0); /* it waits for the peer */
   double stopped_at = os_now_ms();
   wtp_wasi_stop(wasi);
-  int ended = os_thread_join_within(t, 10000);
-  CHECK(ended);
-  if (!ended) return; /* reported; the blocked thread keeps its WASI */
-  CHECK_EQ(b.result, WTP_WASI_STOPPED);
-  CHECK(b.returned_at - stopped_at < STOP_BOUND_MS);
+  if (!ended_by_stop(t, &b, stopped_at)) return;
   /* After the stop, a call that would wait returns at once. */
   atomic_store(&b.returned, 0);
-  os_run_thread(blocked_call, &b);
+  os_run_thread(run_blocking_call, &b);
   CHECK_EQ(b.result, WTP_WASI_STOPPED);
   CHECK(wtp_wasi_stopped(wasi));
   wtp_wasi_stop(wasi); /* idempotent */
@@ -241,8 +207,8 @@ static void test_stop_races_read_start(void) {
     int p[2];
     os_pipe(p);
     wtp_wasi *wasi = make_wasi(p[0], -1, -1, NULL);
-    blocked b = {.wasi = wasi, .fd = 0, .bytes = 16};
-    os_thread t = os_thread_start(blocked_call, &b);
+    blocking_call b = {.wasi = wasi, .call = read_or_write, .bytes = 16};
+    os_thread t = os_thread_start(run_blocking_call, &b);
     if (i % 2) os_sleep_ms(i % 4 == 1 ? 0 : 1);
     wtp_wasi_stop(wasi);
     if (!os_thread_join_within(t, 10000)) {
@@ -345,43 +311,27 @@ static void test_poll_pipe_and_clock(void) {
   os_close(p[1]);
 }
 
-typedef struct poller {
-  wtp_wasi *wasi;
-  uint32_t result;
-  double returned_at;
-  atomic_int returned;
-} poller;
-
-static void *poll_forever(void *arg) {
-  poller *p = arg;
-  wtp_wasi_memory m = guest_memory(MEM);
-  sub_fd(&m, 0, 1, WASI_EVENTTYPE_FD_READ, 0);
-  sub_clock(&m, 1, 2, UINT64_MAX);
-  p->result = poll_n(p->wasi, &m, 2);
-  p->returned_at = os_now_ms();
-  atomic_store(&p->returned, 1);
-  free(m.base);
-  return NULL;
+/* A poll of fd 0 and a clock that never comes. */
+static uint32_t poll_forever(blocking_call *c, wtp_wasi_memory *m) {
+  sub_fd(m, 0, 1, WASI_EVENTTYPE_FD_READ, 0);
+  sub_clock(m, 1, 2, UINT64_MAX);
+  return poll_n(c->wasi, m, 2);
 }
 
 static void test_stop_ends_poll(void) {
   int p[2];
   os_pipe(p);
   wtp_wasi *wasi = make_wasi(p[0], -1, -1, NULL);
-  poller pl = {.wasi = wasi};
-  os_thread t = os_thread_start(poll_forever, &pl);
+  blocking_call pl = {.wasi = wasi, .call = poll_forever};
+  os_thread t = os_thread_start(run_blocking_call, &pl);
   os_sleep_ms(300);
   CHECK_EQ(atomic_load(&pl.returned), 0);
   double stopped_at = os_now_ms();
   wtp_wasi_stop(wasi);
-  int ended = os_thread_join_within(t, 10000);
-  CHECK(ended);
-  if (!ended) return;
-  CHECK_EQ(pl.result, WTP_WASI_STOPPED);
-  CHECK(pl.returned_at - stopped_at < STOP_BOUND_MS);
+  if (!ended_by_stop(t, &pl, stopped_at)) return;
   /* A poll that starts after the stop returns at once. */
   atomic_store(&pl.returned, 0);
-  os_run_thread(poll_forever, &pl);
+  os_run_thread(run_blocking_call, &pl);
   CHECK_EQ(pl.result, WTP_WASI_STOPPED);
   wtp_wasi_release(wasi);
   os_close(p[0]);

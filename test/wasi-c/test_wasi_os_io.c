@@ -20,21 +20,7 @@
  *     another) all end with WTP_WASI_STOPPED when a fourth stops the WASI;
  *   - clocks (every id, monotonic never going back), random bytes.
  */
-#include "wasi_harness_os.h"
-
-#define MEM 65536
-/* Guest layout: iovec list at 0, result word at 64, data at 1024. */
-#define IOV 0
-#define RESULT 64
-#define DATA 1024
-#define STOP_BOUND_MS 2000
-
-static uint32_t write_str(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd,
-                          const char *s) {
-  memcpy(m->base + DATA, s, strlen(s));
-  put_iovec(m, IOV, DATA, (uint32_t)strlen(s));
-  return CALL(wasi, m, "fd_write", fd, IOV, 1, RESULT);
-}
+#include "wasi_harness_stream.h"
 
 /* fd_read of up to n bytes into DATA: the errno; *got the count. */
 static uint32_t read_n(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd,
@@ -358,24 +344,9 @@ static void test_pipe_nonblock_eof_epipe(void) {
 
 /* ---- many blocked readers and one stop ---- */
 
-typedef struct blocked_reader {
-  wtp_wasi *wasi;
-  uint32_t fd;
-  uint32_t result; /* read after the join */
-  atomic_int started, returned;
-  double returned_at;
-} blocked_reader;
-
-static void *read_until_stopped(void *arg) {
-  blocked_reader *r = arg;
-  wtp_wasi_memory m = guest_memory(MEM);
+static uint32_t read_16(blocking_call *c, wtp_wasi_memory *m) {
   uint32_t got;
-  atomic_store(&r->started, 1);
-  r->result = read_n(r->wasi, &m, r->fd, 16, &got);
-  r->returned_at = os_now_ms();
-  atomic_store(&r->returned, 1);
-  free(m.base);
-  return NULL;
+  return read_n(c->wasi, m, c->fd, 16, &got);
 }
 
 static void test_stop_ends_many_blocked_reads(void) {
@@ -388,14 +359,14 @@ static void test_stop_ends_many_blocked_reads(void) {
   CHECK_EQ(wtp__wasi_fd_add(wasi, b[0], WASI_FILETYPE_UNKNOWN, 0,
                             WASI_RIGHTS_STREAM, 0, &fd_b),
            0);
-  blocked_reader readers[3] = {{.wasi = wasi, .fd = 0},
-                               {.wasi = wasi, .fd = 0},
-                               {.wasi = wasi, .fd = fd_b}};
+  blocking_call readers[3] = {{.wasi = wasi, .call = read_16, .fd = 0},
+                              {.wasi = wasi, .call = read_16, .fd = 0},
+                              {.wasi = wasi, .call = read_16, .fd = fd_b}};
   os_thread threads[3];
   for (int i = 0; i < 3; i++) {
     atomic_init(&readers[i].started, 0);
     atomic_init(&readers[i].returned, 0);
-    threads[i] = os_thread_start(read_until_stopped, &readers[i]);
+    threads[i] = os_thread_start(run_blocking_call, &readers[i]);
   }
   for (int i = 0; i < 3; i++)
     while (!atomic_load(&readers[i].started)) os_sleep_ms(1);
@@ -403,13 +374,8 @@ static void test_stop_ends_many_blocked_reads(void) {
   for (int i = 0; i < 3; i++) CHECK_EQ(atomic_load(&readers[i].returned), 0);
   double stopped_at = os_now_ms();
   wtp_wasi_stop(wasi);
-  for (int i = 0; i < 3; i++) {
-    int ended = os_thread_join_within(threads[i], 10000);
-    CHECK(ended);
-    if (!ended) continue;
-    CHECK_EQ(readers[i].result, WTP_WASI_STOPPED);
-    CHECK(readers[i].returned_at - stopped_at < STOP_BOUND_MS);
-  }
+  for (int i = 0; i < 3; i++)
+    ended_by_stop(threads[i], &readers[i], stopped_at);
   wtp_wasi_release(wasi);
   os_close(a[0]);
   os_close(a[1]);
