@@ -18,7 +18,25 @@ const { PENDING, IDLE, ASSIGNED, RUNNING, RETIRED } = WASI_THREAD_POOL_SLOT;
 const host = await importBrowserHost();
 const { createWasiThreadSpawn, WasiThreadWorkerUnreachableError } = host;
 
-const WASM_MODULE = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+// Every test of the host's contract runs twice: with a compiled module, and
+// with the stand-in the SDK's own tests hand the host (its host posts
+// wasmModule to the workers and never inspects it, so neither may ours: a
+// module the package cannot read goes on untouched).
+const COMPILED_MODULE = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+const STAND_IN_MODULE = { __mockModule: true };
+let WASM_MODULE = COMPILED_MODULE;
+
+function contract(name, fn) {
+  test(name, fn);
+  test(`${name} [stand-in module]`, async (t) => {
+    WASM_MODULE = STAND_IN_MODULE;
+    try {
+      return await fn(t);
+    } finally {
+      WASM_MODULE = COMPILED_MODULE;
+    }
+  });
+}
 const WORKER_URL = "https://app.test/wasiThreadBrowserWorker.mjs";
 
 const REPORT_KEYS = [
@@ -73,7 +91,7 @@ const states = () => workers().map((w, slot) => wasiThreadPoolSlotState(poolOf()
 // ---------------------------------------------------------------------------
 // The gate (2.7 step 1, 2.8).
 
-test("branch: without process.release the browser branch runs (no Node host is loaded)", async (t) => {
+contract("branch: without process.release the browser branch runs (no Node host is loaded)", async (t) => {
   browser(t);
   const threads = await spawnHost();
   assert.equal(workers().length, 3);
@@ -81,7 +99,7 @@ test("branch: without process.release the browser branch runs (no Node host is l
   await threads.terminateAll();
 });
 
-test("gate: no opt-in means threads-unavailable, no worker, poolSize 0", async (t) => {
+contract("gate: no opt-in means threads-unavailable, no worker, poolSize 0", async (t) => {
   browser(t, { enable: undefined });
   const declined = [];
   const threads = await spawnHost({ onSpawnDeclined: (info) => declined.push(info) });
@@ -105,7 +123,7 @@ test("gate: no opt-in means threads-unavailable, no worker, poolSize 0", async (
   assert.equal(threads.distinctOsThreadCount(), 0);
 });
 
-test("gate: enableBrowserThreads true opts in without the global", async (t) => {
+contract("gate: enableBrowserThreads true opts in without the global", async (t) => {
   browser(t, { enable: undefined });
   const threads = await spawnHost({ enableBrowserThreads: true });
   assert.equal(workers().length, 3);
@@ -113,7 +131,7 @@ test("gate: enableBrowserThreads true opts in without the global", async (t) => 
   await threads.terminateAll();
 });
 
-test("gate: an explicit false wins over the global; null and undefined defer to it", async (t) => {
+contract("gate: an explicit false wins over the global; null and undefined defer to it", async (t) => {
   browser(t, { enable: true });
   const off = await spawnHost({ enableBrowserThreads: false });
   assert.equal(workers().length, 0);
@@ -127,7 +145,7 @@ test("gate: an explicit false wins over the global; null and undefined defer to 
   }
 });
 
-test("gate: only `true` opts in (a truthy global or option is not enough)", async (t) => {
+contract("gate: only `true` opts in (a truthy global or option is not enough)", async (t) => {
   browser(t, { enable: "true" });
   await spawnHost();
   assert.equal(workers().length, 0);
@@ -137,7 +155,7 @@ test("gate: only `true` opts in (a truthy global or option is not enough)", asyn
   assert.equal(threads.spawnReport().lastDeclineReason, "threads-unavailable");
 });
 
-test("gate: crossOriginIsolated must be exactly true", async (t) => {
+contract("gate: crossOriginIsolated must be exactly true", async (t) => {
   for (const crossOriginIsolated of [false, undefined, "true"]) {
     const restore = installBrowserGlobals({ crossOriginIsolated });
     MockWorker.script([]);
@@ -153,7 +171,7 @@ test("gate: crossOriginIsolated must be exactly true", async (t) => {
   t.diagnostic('checked false, undefined and "true"');
 });
 
-test("gate: the memory must be SharedArrayBuffer-backed", async (t) => {
+contract("gate: the memory must be SharedArrayBuffer-backed", async (t) => {
   browser(t);
   for (const memory of [new WebAssembly.Memory({ initial: 1 }), undefined, null, {}, { buffer: new ArrayBuffer(8) }]) {
     const threads = await spawnHost({ memory });
@@ -163,7 +181,7 @@ test("gate: the memory must be SharedArrayBuffer-backed", async (t) => {
   }
 });
 
-test("gate: no SharedArrayBuffer global at all is threads-unavailable, not a throw", async (t) => {
+contract("gate: no SharedArrayBuffer global at all is threads-unavailable, not a throw", async (t) => {
   browser(t);
   const memory = sharedMemory();
   const SAB = globalThis.SharedArrayBuffer;
@@ -178,7 +196,7 @@ test("gate: no SharedArrayBuffer global at all is threads-unavailable, not a thr
   assert.equal(threads.spawnReport().lastDeclineReason, "threads-unavailable");
 });
 
-test("gate: an explicit poolSize does not bypass the gate (poolSize reported 0)", async (t) => {
+contract("gate: an explicit poolSize does not bypass the gate (poolSize reported 0)", async (t) => {
   browser(t, { crossOriginIsolated: false });
   const threads = await spawnHost({ poolSize: 4 });
   assert.equal(workers().length, 0);
@@ -203,7 +221,7 @@ async function implicitSize(t, globals, options = {}) {
   }
 }
 
-test("size: implicit is min(hardwareConcurrency - 1, requestedThreads)", async (t) => {
+contract("size: implicit is min(hardwareConcurrency - 1, requestedThreads)", async (t) => {
   assert.equal(await implicitSize(t, { hardwareConcurrency: 4 }), 3);
   assert.equal(await implicitSize(t, { hardwareConcurrency: 8 }, { requestedThreads: 2 }), 2);
   assert.equal(await implicitSize(t, { hardwareConcurrency: 4 }, { requestedThreads: 10 }), 3);
@@ -214,7 +232,7 @@ test("size: implicit is min(hardwareConcurrency - 1, requestedThreads)", async (
   assert.equal(await implicitSize(t, { hardwareConcurrency: 4 }, { requestedThreads: "2" }), 3);
 });
 
-test("size: hardwareConcurrency from navigator, then self.navigator, then 1", async (t) => {
+contract("size: hardwareConcurrency from navigator, then self.navigator, then 1", async (t) => {
   assert.equal(await implicitSize(t, { hardwareConcurrency: undefined, self: { navigator: { hardwareConcurrency: 3 } } }), 2);
   assert.equal(await implicitSize(t, { hardwareConcurrency: NaN, self: { navigator: { hardwareConcurrency: 5 } } }), 4);
   assert.equal(await implicitSize(t, { hardwareConcurrency: undefined }), 0);
@@ -247,7 +265,7 @@ for (const [label, globals, options] of [
   });
 }
 
-test("size: an explicit poolSize is taken as is, past the hardware and requestedThreads", async (t) => {
+contract("size: an explicit poolSize is taken as is, past the hardware and requestedThreads", async (t) => {
   browser(t, { hardwareConcurrency: 2 });
   const threads = await spawnHost({ poolSize: 6, requestedThreads: 1 });
   assert.equal(workers().length, 6);
@@ -263,14 +281,14 @@ test("size: an explicit poolSize is taken as is, past the hardware and requested
 // ---------------------------------------------------------------------------
 // Creation (2.7 step 3).
 
-test('create: module workers by default, new Worker(url, {type: "module"})', async (t) => {
+contract('create: module workers by default, new Worker(url, {type: "module"})', async (t) => {
   browser(t);
   const threads = await spawnHost();
   for (const worker of workers()) assert.deepEqual(worker.args, [WORKER_URL, { type: "module" }]);
   await threads.terminateAll();
 });
 
-test('create: browserWorkerType "classic" calls new Worker(url) with no second argument', async (t) => {
+contract('create: browserWorkerType "classic" calls new Worker(url) with no second argument', async (t) => {
   browser(t);
   const threads = await spawnHost({ browserWorkerType: "classic" });
   for (const worker of workers()) {
@@ -280,7 +298,7 @@ test('create: browserWorkerType "classic" calls new Worker(url) with no second a
   await threads.terminateAll();
 });
 
-test("create: any other browserWorkerType is a module worker", async (t) => {
+contract("create: any other browserWorkerType is a module worker", async (t) => {
   browser(t);
   for (const browserWorkerType of ["module", "shared", 1]) {
     MockWorker.script([]);
@@ -290,7 +308,7 @@ test("create: any other browserWorkerType is a module worker", async (t) => {
   }
 });
 
-test("create: the worker URL follows resolveBrowserWorkerUrl (base, process base, location)", async (t) => {
+contract("create: the worker URL follows resolveBrowserWorkerUrl (base, process base, location)", async (t) => {
   browser(t, { location: { href: "https://app.test/page/index.html" } });
   let threads = await spawnHost({ browserWorkerUrl: undefined, browserWorkerBaseUrl: "/assets" });
   assert.equal(workers()[0].url, "https://app.test/assets/wasiThreadBrowserWorker.mjs");
@@ -310,7 +328,7 @@ test("create: the worker URL follows resolveBrowserWorkerUrl (base, process base
   await threads.terminateAll();
 });
 
-test("create: a constructor that throws terminates the created workers and throws Unreachable", async (t) => {
+contract("create: a constructor that throws terminates the created workers and throws Unreachable", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2", "throw"] });
   const error = await rejection(
     createWasiThreadSpawn({
@@ -330,7 +348,7 @@ test("create: a constructor that throws terminates the created workers and throw
   );
 });
 
-test("create: no Worker global at all is Unreachable too", async (t) => {
+contract("create: no Worker global at all is Unreachable too", async (t) => {
   browser(t, { Worker: undefined });
   const error = await rejection(createWasiThreadSpawn({ wasmModule: WASM_MODULE, memory: sharedMemory() }));
   assert.ok(error instanceof WasiThreadWorkerUnreachableError);
@@ -340,7 +358,7 @@ test("create: no Worker global at all is Unreachable too", async (t) => {
 // ---------------------------------------------------------------------------
 // The probe (2.7 step 4).
 
-test("probe: the message shape, one pool of PENDING slots, worker i on slot i", async (t) => {
+contract("probe: the message shape, one pool of PENDING slots, worker i on slot i", async (t) => {
   browser(t, { behaviours: [], fallback: "silent" });
   const memory = sharedMemory();
   const processState = { args: ["guest"] };
@@ -385,7 +403,7 @@ test("probe: the message shape, one pool of PENDING slots, worker i on slot i", 
   await pending;
 });
 
-test("probe: hostcallChannel, extraImports and runtimeModule are passed through", async (t) => {
+contract("probe: hostcallChannel, extraImports and runtimeModule are passed through", async (t) => {
   browser(t);
   const hostcallChannel = { channelName: "c", token: "t" };
   const extraImports = [{ moduleUrl: "https://app.test/imports.js", config: { a: 1 } }];
@@ -440,7 +458,7 @@ test("probe: reserveMemory false (or a module not rewritten) leaves the memory a
   await threads.terminateAll();
 });
 
-test("probe: all ready (implicit) arms every slot IDLE", async (t) => {
+contract("probe: all ready (implicit) arms every slot IDLE", async (t) => {
   browser(t);
   const threads = await spawnHost();
   assert.deepEqual(states(), [IDLE, IDLE, IDLE]);
@@ -454,7 +472,7 @@ test("probe: all ready (implicit) arms every slot IDLE", async (t) => {
   await threads.terminateAll();
 });
 
-test("probe timeout (implicit): a silent worker disables the pool; every worker is terminated", async (t) => {
+contract("probe timeout (implicit): a silent worker disables the pool; every worker is terminated", async (t) => {
   browser(t, { behaviours: ["ready2", "silent", "ready2"] });
   const started = performance.now();
   const threads = await spawnHost({ probeTimeoutMs: 40 });
@@ -471,7 +489,7 @@ test("probe timeout (implicit): a silent worker disables the pool; every worker 
   assert.equal(threads.distinctOsThreadCount(), 0);
 });
 
-test("probe timeout: a non-positive or non-finite probeTimeoutMs means the 1500 ms default", async (t) => {
+contract("probe timeout: a non-positive or non-finite probeTimeoutMs means the 1500 ms default", async (t) => {
   browser(t, { behaviours: ["silent"] });
   const started = performance.now();
   const threads = await spawnHost({ poolSize: 1, probeTimeoutMs: -5 });
@@ -482,7 +500,7 @@ test("probe timeout: a non-positive or non-finite probeTimeoutMs means the 1500 
   assert.equal(threads.spawnReport().lastDeclineReason, "pool-not-armed");
 });
 
-test("all-or-nothing (implicit): the first loser decides at once, without waiting for the rest", async (t) => {
+contract("all-or-nothing (implicit): the first loser decides at once, without waiting for the rest", async (t) => {
   browser(t, { behaviours: [{ kind: "ready2", delay: 300 }, "not-ready", "silent"] });
   const threads = await spawnHost({ probeTimeoutMs: 5000 });
   // Decided before the slow worker answered (its timer is later than the
@@ -503,7 +521,7 @@ test("all-or-nothing (implicit): the first loser decides at once, without waitin
   assert.deepEqual(states(), [RETIRED, RETIRED, RETIRED]);
 });
 
-test("all-or-nothing: a worker that spoke and then failed is a soft failure, not unreachable", async (t) => {
+contract("all-or-nothing: a worker that spoke and then failed is a soft failure, not unreachable", async (t) => {
   browser(t, { behaviours: ["ready2", "error-after", "ready2"] });
   const threads = await spawnHost();
   assert.equal(threads.spawnReport().failedToArm, 3);
@@ -512,7 +530,7 @@ test("all-or-nothing: a worker that spoke and then failed is a soft failure, not
   assert.deepEqual(threads.logs, [["[wasi-thread] pooled worker error:", "mock: crashed after speaking"]]);
 });
 
-test("partial (explicit poolSize): losers are retired and terminated, winners serve", async (t) => {
+contract("partial (explicit poolSize): losers are retired and terminated, winners serve", async (t) => {
   browser(t, { behaviours: ["not-ready", "ready2", "silent", "error-after", "ready1"] });
   const threads = await spawnHost({ poolSize: 5, probeTimeoutMs: 40 });
   const report = threads.spawnReport();
@@ -535,7 +553,7 @@ test("partial (explicit poolSize): losers are retired and terminated, winners se
   await threads.terminateAll();
 });
 
-test("partial: when no worker arms, pool-not-armed with failedToArm = poolSize", async (t) => {
+contract("partial: when no worker arms, pool-not-armed with failedToArm = poolSize", async (t) => {
   browser(t, { behaviours: ["not-ready", "silent", "error-after"] });
   const threads = await spawnHost({ poolSize: 3, probeTimeoutMs: 30 });
   const report = threads.spawnReport();
@@ -546,7 +564,7 @@ test("partial: when no worker arms, pool-not-armed with failedToArm = poolSize",
   assert.deepEqual(threads.spawnReport().declinedByReason, { "pool-not-armed": 1 });
 });
 
-test("partial: it waits for every worker, even after the first failure", async (t) => {
+contract("partial: it waits for every worker, even after the first failure", async (t) => {
   browser(t, { behaviours: ["not-ready", { kind: "ready2", delay: 80 }] });
   const threads = await spawnHost({ poolSize: 2, probeTimeoutMs: 1000 });
   assert.equal(threads.spawnReport().armed, 1);
@@ -554,7 +572,7 @@ test("partial: it waits for every worker, even after the first failure", async (
   await threads.terminateAll();
 });
 
-test("unreachable: a worker that errors before it ever spoke is fatal (implicit)", async (t) => {
+contract("unreachable: a worker that errors before it ever spoke is fatal (implicit)", async (t) => {
   browser(t, { behaviours: ["ready2", "error-before", "ready2"] });
   const error = await rejection(
     createWasiThreadSpawn({
@@ -571,7 +589,7 @@ test("unreachable: a worker that errors before it ever spoke is fatal (implicit)
   assert.deepEqual(states(), [RETIRED, RETIRED, RETIRED]);
 });
 
-test("unreachable: fatal in partial mode too, even when other workers armed", async (t) => {
+contract("unreachable: fatal in partial mode too, even when other workers armed", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2", { kind: "error-before", delay: 20 }] });
   const error = await rejection(
     createWasiThreadSpawn({
@@ -585,7 +603,7 @@ test("unreachable: fatal in partial mode too, even when other workers armed", as
   assert.ok(workers().every((w) => w.terminated));
 });
 
-test("unreachable: an error event without an error object gives its message as the cause", async (t) => {
+contract("unreachable: an error event without an error object gives its message as the cause", async (t) => {
   browser(t, { behaviours: ["silent"] });
   const pending = rejection(
     createWasiThreadSpawn({
@@ -601,7 +619,7 @@ test("unreachable: an error event without an error object gives its message as t
   assert.equal(error.cause, "404 Not Found");
 });
 
-test("probe: a probe that cannot be posted is a soft failure", async (t) => {
+contract("probe: a probe that cannot be posted is a soft failure", async (t) => {
   browser(t, { behaviours: ["ready2", "post-throws"] });
   const threads = await spawnHost({ poolSize: 2 });
   assert.equal(threads.spawnReport().armed, 1);
@@ -618,7 +636,7 @@ test("probe: a probe that cannot be posted is a soft failure", async (t) => {
 // ---------------------------------------------------------------------------
 // Protocols and spawning (2.7 steps 5-7, 2.11).
 
-test("protocols: protocol !== 2 (1, or none) arms a message-dispatch slot", async (t) => {
+contract("protocols: protocol !== 2 (1, or none) arms a message-dispatch slot", async (t) => {
   browser(t, { behaviours: ["ready2", "ready1", "ready"] });
   const threads = await spawnHost();
   const flags = [0, 1, 2].map((slot) => poolOf().control[slotBase(slot) + S_FLAGS]);
@@ -627,7 +645,7 @@ test("protocols: protocol !== 2 (1, or none) arms a message-dispatch slot", asyn
   await threads.terminateAll();
 });
 
-test("spawn (protocol 2): the slot is assigned in the pool, no message is posted", async (t) => {
+contract("spawn (protocol 2): the slot is assigned in the pool, no message is posted", async (t) => {
   browser(t, { behaviours: ["ready2"] });
   const threads = await spawnHost({ poolSize: 1 });
   const [worker] = workers();
@@ -648,7 +666,7 @@ test("spawn (protocol 2): the slot is assigned in the pool, no message is posted
   await threads.terminateAll();
 });
 
-test("spawn: a busy pool declines pool-exhausted, counted by the pool, told to onSpawnDeclined", async (t) => {
+contract("spawn: a busy pool declines pool-exhausted, counted by the pool, told to onSpawnDeclined", async (t) => {
   browser(t);
   const declined = [];
   const threads = await spawnHost({ onSpawnDeclined: (info) => declined.push(info) });
@@ -674,7 +692,7 @@ test("spawn: a busy pool declines pool-exhausted, counted by the pool, told to o
   await threads.terminateAll();
 });
 
-test('legacy dispatch: {t:"run"} out, {t:"exit"} frees the slot, tid-guarded against late exits', async (t) => {
+contract('legacy dispatch: {t:"run"} out, {t:"exit"} frees the slot, tid-guarded against late exits', async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const threads = await spawnHost({ poolSize: 1 });
   const [worker] = workers();
@@ -702,7 +720,7 @@ test('legacy dispatch: {t:"run"} out, {t:"exit"} frees the slot, tid-guarded aga
   await threads.terminateAll();
 });
 
-test("legacy dispatch: a postMessage that throws declines dispatch-failed and frees the slot", async (t) => {
+contract("legacy dispatch: a postMessage that throws declines dispatch-failed and frees the slot", async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const declined = [];
   const threads = await spawnHost({ poolSize: 1, onSpawnDeclined: (info) => declined.push(info) });
@@ -716,7 +734,7 @@ test("legacy dispatch: a postMessage that throws declines dispatch-failed and fr
   await threads.terminateAll();
 });
 
-test("non-owner spawns (guest threads in workers) skip message-dispatch slots", async (t) => {
+contract("non-owner spawns (guest threads in workers) skip message-dispatch slots", async (t) => {
   browser(t, { behaviours: ["ready1", "ready2"] });
   const threads = await spawnHost({ poolSize: 2 });
   const guest = createWasiThreadPoolSpawn(poolOf()); // as a worker's guest thread would
@@ -739,7 +757,7 @@ test("non-owner spawns (guest threads in workers) skip message-dispatch slots", 
 // ---------------------------------------------------------------------------
 // After arming: messages and errors (2.7 step 6).
 
-test("after arming: onerror retires the slot, removes the worker, reports the running tid", async (t) => {
+contract("after arming: onerror retires the slot, removes the worker, reports the running tid", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2"] });
   const errors = [];
   const threads = await spawnHost({
@@ -779,7 +797,7 @@ test("after arming: onerror retires the slot, removes the worker, reports the ru
   await threads.terminateAll();
 });
 
-test("after arming: a second error from a removed worker is ignored", async (t) => {
+contract("after arming: a second error from a removed worker is ignored", async (t) => {
   browser(t, { behaviours: ["ready2"] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 1, onGuestError: (...args) => errors.push(args) });
@@ -793,7 +811,7 @@ test("after arming: a second error from a removed worker is ignored", async (t) 
   await threads.terminateAll();
 });
 
-test('after arming: {t:"error"} is logged and goes to onGuestError (tid or null)', async (t) => {
+contract('after arming: {t:"error"} is logged and goes to onGuestError (tid or null)', async (t) => {
   browser(t, { behaviours: ["ready2", "ready2"] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 2, instanceId: 7, onGuestError: (...args) => errors.push(args) });
@@ -821,7 +839,7 @@ test('after arming: {t:"error"} is logged and goes to onGuestError (tid or null)
   await threads.terminateAll();
 });
 
-test('after arming: {t:"error"} from a legacy worker leaves it serving {t:"run"}', async (t) => {
+contract('after arming: {t:"error"} from a legacy worker leaves it serving {t:"run"}', async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 1, onGuestError: (...args) => errors.push(args) });
@@ -838,7 +856,7 @@ test('after arming: {t:"error"} from a legacy worker leaves it serving {t:"run"}
   await threads.terminateAll();
 });
 
-test("probe: a worker that errors after ready, before the decision, is not armed (partial)", async (t) => {
+contract("probe: a worker that errors after ready, before the decision, is not armed (partial)", async (t) => {
   browser(t, { behaviours: ["ready-then-error", { kind: "ready2", delay: 30 }] });
   const errors = [];
   const threads = await spawnHost({ poolSize: 2, onGuestError: (...args) => errors.push(args) });
@@ -858,7 +876,7 @@ test("probe: a worker that errors after ready, before the decision, is not armed
   await threads.terminateAll();
 });
 
-test("probe: a worker that errors after ready, before the decision, disables an implicit pool", async (t) => {
+contract("probe: a worker that errors after ready, before the decision, disables an implicit pool", async (t) => {
   browser(t, {
     behaviours: ["ready-then-error", { kind: "ready2", delay: 30 }],
     hardwareConcurrency: 3,
@@ -873,7 +891,7 @@ test("probe: a worker that errors after ready, before the decision, disables an 
   await threads.terminateAll();
 });
 
-test("after arming: throws from onGuestError and onSpawnDeclined are swallowed", async (t) => {
+contract("after arming: throws from onGuestError and onSpawnDeclined are swallowed", async (t) => {
   browser(t, { behaviours: ["ready2", "ready2"] });
   const threads = await spawnHost({
     poolSize: 2,
@@ -893,7 +911,7 @@ test("after arming: throws from onGuestError and onSpawnDeclined are swallowed",
   await threads.terminateAll();
 });
 
-test("after arming: other messages are ignored", async (t) => {
+contract("after arming: other messages are ignored", async (t) => {
   browser(t, { behaviours: ["ready1"] });
   const threads = await spawnHost({ poolSize: 1 });
   const [worker] = workers();
@@ -910,7 +928,7 @@ test("after arming: other messages are ignored", async (t) => {
 // ---------------------------------------------------------------------------
 // terminateAll.
 
-test('terminateAll: retires every slot, terminates the workers, later spawns decline "terminated"', async (t) => {
+contract('terminateAll: retires every slot, terminates the workers, later spawns decline "terminated"', async (t) => {
   browser(t, { behaviours: ["ready2", "ready1", "ready2"] });
   const declined = [];
   const threads = await spawnHost({ onSpawnDeclined: (info) => declined.push(info) });
@@ -938,7 +956,7 @@ test('terminateAll: retires every slot, terminates the workers, later spawns dec
   assert.equal(threads.spawnReport().declinedByReason.terminated, 2);
 });
 
-test('terminateAll: a host that never had threads also declines "terminated" afterwards', async (t) => {
+contract('terminateAll: a host that never had threads also declines "terminated" afterwards', async (t) => {
   browser(t, { crossOriginIsolated: false });
   const threads = await spawnHost();
   assert.equal(threads.threadSpawn(0), -1);
@@ -950,7 +968,7 @@ test('terminateAll: a host that never had threads also declines "terminated" aft
   });
 });
 
-test("terminateAll: after pool-not-armed the retired slots stay retired", async (t) => {
+contract("terminateAll: after pool-not-armed the retired slots stay retired", async (t) => {
   browser(t, { behaviours: ["not-ready"] });
   const threads = await spawnHost({ poolSize: 1 });
   await threads.terminateAll();
@@ -962,7 +980,7 @@ test("terminateAll: after pool-not-armed the retired slots stay retired", async 
 // ---------------------------------------------------------------------------
 // The hostcall stub applies in the browser too, before the gate.
 
-test("hostcall stub: requiresHostcalls without a channel starts no worker in the browser", async (t) => {
+contract("hostcall stub: requiresHostcalls without a channel starts no worker in the browser", async (t) => {
   browser(t);
   const threads = await spawnHost({ requiresHostcalls: true, poolSize: 4 });
   assert.equal(workers().length, 0);
@@ -980,7 +998,7 @@ test("hostcall stub: requiresHostcalls without a channel starts no worker in the
   });
 });
 
-test("the pool is always the JS implementation in the browser, whatever `implementation` says", async (t) => {
+contract("the pool is always the JS implementation in the browser, whatever `implementation` says", async (t) => {
   browser(t);
   const threads = await spawnHost({ implementation: "native", poolSize: 1 });
   const { wasiThreadPoolImplementationOf } = await import("../lib/pool.browser.js");

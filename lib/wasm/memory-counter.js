@@ -12,6 +12,8 @@
 //     unless that passes the maximum, and returns the old size, or -1 and
 //     changes nothing: exactly memory.grow's result, atomic across threads.
 
+import { moduleImports } from "./module-imports.js";
+
 export const MEMORY_IMPORT_MODULE = "wasi-thread-pool";
 
 export function createMemoryCounter(initial, maximum) {
@@ -87,9 +89,9 @@ export function reserveMemory(memory, maximum) {
 }
 
 // Whether a compiled module was rewritten by the memory pass (it imports
-// the counter's functions).
+// the counter's functions); false for a value that is not a module.
 export function importsMemoryCounter(wasmModule) {
-  return WebAssembly.Module.imports(wasmModule).some((e) => e.module === MEMORY_IMPORT_MODULE);
+  return moduleImports(wasmModule)?.some((e) => e.module === MEMORY_IMPORT_MODULE) ?? false;
 }
 
 // The counter a rewritten guest's instances share over `memory`: the one

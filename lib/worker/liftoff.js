@@ -38,6 +38,7 @@ import { noteCompiledModule } from "./wasm-memory.js";
 import { rewriteAtomicWaits } from "../wasm/liftoff-pass.js";
 import { rewriteGuestMemory } from "./guest-memory.js";
 import { createRequire } from "node:module";
+import { moduleImports } from "../wasm/module-imports.js";
 
 // node:v8 is loaded only where the flag is set (rarely: the pass serves every
 // module it can read): loading it costs a fresh process about 5 ms.
@@ -238,7 +239,8 @@ export function compileWasiThreadGuestSync(bytes, options) {
 // steps that do. A process that wants neither compiles its guests with
 // WebAssembly.compile and takes the warning (or the hazard) as it is.
 export function noteGuestModule(module) {
-  if (warned || protectedNow || !liftoffHazardAffected()) return false;
+  // A value that is not a module (an SDK test's stand-in) has no code to warn about.
+  if (warned || protectedNow || moduleImports(module) === null || !liftoffHazardAffected()) return false;
   if (module && safeModules.has(module)) return false;
   warned = true;
   process.emitWarning(

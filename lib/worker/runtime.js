@@ -26,6 +26,7 @@ import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/b
 import { createThreadRunner } from "./thread-runner.js";
 import { declaredSharedMaximum } from "./wasm-memory.js";
 import { MEMORY_IMPORT_MODULE, guestMemoryCounter, memoryGrowthImports } from "../wasm/memory-counter.js";
+import { moduleImports } from "../wasm/module-imports.js";
 
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
@@ -354,22 +355,21 @@ function createThreadWasi({ processState, getMemory, writeOutput }) {
 // ---------------------------------------------------------------------------
 // The runtime
 
+// Not a module: instantiate() will say so (notAModule).
 function memoryImportOf(wasmModule) {
-  try {
-    const entry = WebAssembly.Module.imports(wasmModule).find((e) => e.kind === "memory");
-    if (entry) return { module: entry.module, name: entry.name };
-  } catch {
-    // Not a module: instantiate() will say so.
-  }
-  return { module: "env", name: "memory" };
+  const entry = moduleImports(wasmModule)?.find((e) => e.kind === "memory");
+  return entry ? { module: entry.module, name: entry.name } : { module: "env", name: "memory" };
 }
 
 function importsModule(wasmModule, moduleName) {
-  try {
-    return WebAssembly.Module.imports(wasmModule).some((entry) => entry.module === moduleName);
-  } catch {
-    return false;
-  }
+  return moduleImports(wasmModule)?.some((entry) => entry.module === moduleName) ?? false;
+}
+
+// The error of a runtime handed something that is not a compiled module
+// (the hosts pass wasmModule on untouched; this is where it is needed).
+function notAModule(wasmModule) {
+  const what = wasmModule === undefined ? "none was given" : `got ${Object.prototype.toString.call(wasmModule)}`;
+  return new TypeError(`createWasiThreadWorkerRuntime: wasmModule must be a compiled WebAssembly.Module (${what}).`);
 }
 
 // The instance policy (createThreadRunner) lives in lib/worker/thread-runner.js,
@@ -454,6 +454,7 @@ export function createWasiThreadWorkerRuntime({
     // runs wasi_thread_start on it. No _initialize: the owner's instance
     // initialised the shared memory once.
     instantiate() {
+      if (moduleImports(wasmModule) === null) throw notAModule(wasmModule);
       const made = new WebAssembly.Instance(wasmModule, imports);
       instance = made;
       currentMemory = made.exports.memory ?? memory;
