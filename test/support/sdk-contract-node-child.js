@@ -17,9 +17,16 @@ const kind = process.argv[2];
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
 const moduleOption = kind === "stand-in" ? { wasmModule: { __mockModule: true } } : {};
 
+// The host keeps the process alive only while a thread runs (SDK-CONTRACT
+// 2.6); the worker's report comes after its slot is retired, so this timer
+// keeps the event loop alive until it does (and ends a child that never hears).
 let reported;
-const guestError = new Promise((resolve) => {
-  reported = resolve;
+const guestError = new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("no onGuestError within 30 s")), 30_000);
+  reported = (value) => {
+    clearTimeout(timer);
+    resolve(value);
+  };
 });
 
 const threads = await createWasiThreadSpawn({
