@@ -26,9 +26,10 @@
 #   rustc-web cargo-web       Rust 1.96 and its std's source, to build the
 #   rust-web-src              wasm32-wasip1-threads crate of the cargo runner test
 #                             offline with -Zbuild-std (test/cargo-runner.test.js)
-# Then the arm64 Node for scripts/qemu-arm64.sh and the Windows Node (and a
-# Wine prefix) for scripts/wine-win64.sh, from the npm registry, so that the
-# tests themselves download nothing.
+# Then the arm64 Node for scripts/qemu-arm64.sh, the Windows Node (and a
+# Wine prefix) for scripts/wine-win64.sh and the newer Nodes for
+# scripts/node-versions.sh, from the npm registry, so that the tests
+# themselves download nothing.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
@@ -46,3 +47,5 @@ fi
 # Not fatal here: test/prebuilds.test.js says what is missing (and fails in CI).
 bash "$(dirname "$0")/qemu-arm64.sh" --setup || echo "setup-debian: the arm64 emulation setup failed (see above)" >&2
 bash "$(dirname "$0")/wine-win64.sh" --setup || echo "setup-debian: the Wine setup failed (see above)" >&2
+# Not fatal here either: npm test's steps on those versions say what is missing (and fail in CI).
+bash "$(dirname "$0")/node-versions.sh" --setup || echo "setup-debian: the newer Nodes' setup failed (see above)" >&2

@@ -14,7 +14,10 @@
 //   3. the runner's suites once more on its node:wasi fallback
 //      (WASI_THREAD_POOL_NODE_WASI=1), where the addon's C WASI serves the
 //      main run (Linux, macOS)
-//   4. node --test over test/*.test.js (last, so its summary closes the run)
+//   4. the JS suites on the newer Node versions pinned in scripts/node-versions.sh
+//      (their official binaries, fetched by its --setup; skipped, saying so, where
+//      they are missing, except in CI, where that fails)
+//   5. node --test over test/*.test.js (last, so its summary closes the run)
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -23,18 +26,24 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const failed = [];
+const skipped = [];
+const IN_CI = process.env.CI === "true";
 // The runner's module cache (lib/program/module-cache.js) in the clone's
 // ignored .tmp/, not the user's cache directory, for every step below.
 process.env.WASI_THREAD_POOL_CACHE_DIR ??= join(root, ".tmp", "test-module-cache");
 
-function step(name, command, args, env = {}) {
+// skipStatus: the exit status by which the command says that what it needs
+// is missing: a skip, except in CI, where it is a failure.
+function step(name, command, args, env = {}, { skipStatus = null } = {}) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
   const started = Date.now();
   const result = spawnSync(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const skip = skipStatus !== null && result.status === skipStatus && !IN_CI;
   const ok = result.status === 0;
-  console.log(`=== ${name}: ${ok ? "ok" : "FAILED"} in ${seconds} s`);
-  if (!ok) failed.push(name);
+  console.log(`=== ${name}: ${ok ? "ok" : skip ? "SKIPPED (see above)" : "FAILED"} in ${seconds} s`);
+  if (skip) skipped.push(name);
+  else if (!ok) failed.push(name);
 }
 
 // The suites below load build/Release first (node-gyp-build's order), so
@@ -79,12 +88,22 @@ if (process.platform === "linux" || process.platform === "darwin") {
   });
 }
 
+// The newer Nodes, one step each (exit 3: the binary is missing).
+if (existsSync(join(root, "scripts/node-versions.sh")) && process.platform !== "win32") {
+  const plan = spawnSync("bash", ["scripts/node-versions.sh", "--versions"], { cwd: root, encoding: "utf8" });
+  for (const version of plan.status === 0 ? plan.stdout.split(/\s+/).filter(Boolean) : []) {
+    step(`node tests on Node ${version}`, "bash", ["scripts/node-versions.sh", version], {}, { skipStatus: 3 });
+  }
+  if (plan.status !== 0) failed.push("node versions plan");
+}
+
 const files = readdirSync(join(root, "test"))
   .filter((f) => f.endsWith(".test.js"))
   .sort()
   .map((f) => join("test", f));
 step("node tests", process.execPath, ["--test", "--test-concurrency=1", ...files]);
 
+if (skipped.length > 0) console.log(`\nskipped steps: ${skipped.join(", ")}`);
 if (failed.length > 0) {
   console.log(`\nfailed steps: ${failed.join(", ")}`);
   process.exit(1);

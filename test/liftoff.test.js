@@ -16,7 +16,6 @@ import {
 } from "../lib/worker/liftoff.js";
 import { watToBytes } from "./fixtures/build.js";
 
-const NODE_20 = process.versions.node.startsWith("20.");
 const LIFTOFF_URL = new URL("../lib/worker/liftoff.js", import.meta.url).href;
 
 // The hazard's shape in a guest: a second i32 param read after an atomic
@@ -29,23 +28,42 @@ const HAZARD_WAT = `(module
 const hazardBytes = await watToBytes(HAZARD_WAT, "hazard.wat");
 const afterWait = (module) => new WebAssembly.Instance(module).exports.after_wait(0, 41);
 
+// The probe is the judge of whether this engine has the hazard (it has on
+// x64 Node 20 only, measured); the first test holds it to a direct run of
+// the hazard's case. This file's first compile of any wasm is the probe's.
+const AFFECTED = probeLiftoffHazard();
+
 function runChild(source) {
   const child = spawnSync(process.execPath, ["--input-type=module", "--eval", source], { encoding: "utf8" });
   assert.equal(child.status, 0, child.stderr);
   return child;
 }
 
-test("the probe reports this engine before any protection (affected on Node 20)", () => {
-  const raw = probeLiftoffHazard();
-  assert.equal(typeof raw, "boolean");
-  assert.equal(liftoffHazardAffected(), raw);
-  assert.deepEqual(liftoffHazardState(), { affected: raw, protected: false });
-  if (NODE_20) assert.equal(raw, true, "Node 20.x (V8 11.3) is expected to show the hazard");
+test("the probe reports this engine before any protection, as a direct run of the hazard's case shows it", () => {
+  assert.equal(typeof AFFECTED, "boolean");
+  assert.equal(liftoffHazardAffected(), AFFECTED);
+  assert.deepEqual(liftoffHazardState(), { affected: AFFECTED, protected: false });
+  // Other bytes than the probe's, compiled plainly (Liftoff first): a probe
+  // that always answered "unaffected" (or always "affected") fails here on
+  // an engine that says otherwise.
+  const wrong = afterWait(new WebAssembly.Module(hazardBytes)) !== 42;
+  assert.equal(
+    AFFECTED,
+    wrong,
+    `the probe says ${AFFECTED ? "affected" : "unaffected"}, the direct run ${wrong ? "lost" : "kept"} the param`,
+  );
 });
 
-test("unprotected, a guest loses the param after the wait (Node 20 only)", { skip: !NODE_20 && "not Node 20" }, () => {
-  assert.notEqual(afterWait(new WebAssembly.Module(hazardBytes)), 42);
-});
+test(
+  "x64 Node 20 shows the hazard (the probe and the direct run agree on it)",
+  { skip: !(process.arch === "x64" && process.versions.node.startsWith("20.")) && "not x64 Node 20" },
+  () => {
+    // The one engine known to have it (V8 11.3 on x64): a probe and a direct
+    // run that both missed it would pass the test above.
+    assert.equal(AFFECTED, true);
+    assert.notEqual(afterWait(new WebAssembly.Module(hazardBytes)), 42);
+  },
+);
 
 test("protected, the same bytes compute correctly (async and sync compile)", async () => {
   assert.equal(protectFromLiftoffHazard(), true);
@@ -78,22 +96,26 @@ test("a pristine child process: probe, protect, compute (also in a worker)", () 
     console.log(JSON.stringify({ before, here, there }));
   `);
   const { before, here, there } = JSON.parse(child.stdout);
-  if (NODE_20) assert.equal(before.affected, true);
+  assert.equal(before.affected, AFFECTED, "a pristine process probes as this one did");
   assert.equal(here, 42);
   assert.equal(there, 42);
 });
 
-test("a module compiled before protection draws one warning when it reaches a host", { skip: !NODE_20 && "not Node 20" }, () => {
-  const child = runChild(`
+test(
+  "a module compiled before protection draws one warning when it reaches a host",
+  { skip: !AFFECTED && "this engine has no Liftoff hazard" },
+  () => {
+    const child = runChild(`
     const { noteGuestModule } = await import(${JSON.stringify(LIFTOFF_URL)});
     const bytes = new Uint8Array(${JSON.stringify([...hazardBytes])});
     const early = new WebAssembly.Module(bytes);
     console.log(noteGuestModule(early), noteGuestModule(early), noteGuestModule(new WebAssembly.Module(bytes)));
   `);
-  assert.equal(child.stdout.trim(), "true false false");
-  assert.equal(child.stderr.match(/WasiThreadLiftoffWarning/g)?.length, 1, child.stderr);
-  assert.match(child.stderr, /compileWasiThreadGuest/);
-});
+    assert.equal(child.stdout.trim(), "true false false");
+    assert.equal(child.stderr.match(/WasiThreadLiftoffWarning/g)?.length, 1, child.stderr);
+    assert.match(child.stderr, /compileWasiThreadGuest/);
+  },
+);
 
 test("no warning for a module compiled by compileWasiThreadGuest", () => {
   const child = runChild(`

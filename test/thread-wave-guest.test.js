@@ -15,13 +15,13 @@ import {
   readWaveGuest,
   threadWaveSpawns,
 } from "./support/wave-guest.js";
-import { compileWaveModuleNoLiftoff, runWaveDirect } from "./support/wave-direct.js";
+import { compileWaveModule, runWaveDirect } from "./support/wave-direct.js";
 
 const WAVE_REF = fileURLToPath(new URL("../guest/out/wave_ref", import.meta.url));
 let module;
 
 before(() => {
-  module = compileWaveModuleNoLiftoff(readWaveGuest()); // builds guest/out if needed
+  module = compileWaveModule(readWaveGuest()); // builds guest/out if needed
 });
 
 test("the native reference reproduces the published bytes for any lane count", () => {

@@ -839,7 +839,7 @@ const METHOD = `
    fresh host, i.e. that fixed cost); the second call runs on the warm pool. \`waves-serial\` is the same guest work
    with lanes 1 (no thread): the guest's own CPU, which "host CPU per guest thread" subtracts:
    (CPU of the call - CPU of waves-serial) / 14,000. \`waves-pool.js\`: straight on the pool API with 7 pre-started
-   workers (module compiled with --no-liftoff). The breakdown run stamps every thread: spawn() call, spawn start ->
+   workers (the guest's own bytes; --no-liftoff only on an engine with the Liftoff hazard). The breakdown run stamps every thread: spawn() call, spawn start ->
    runThread entry, the instance for the thread (a new one, or the kept one), guest work, and guest end -> the slot
    seen leaving RUNNING (the main thread polls the slots at each wave's first spawn, which delays the wave: that
    run's wall time is not a headline figure; and a slot already IDLE when the poll starts is not counted, so the

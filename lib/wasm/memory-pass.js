@@ -4,8 +4,9 @@
 // can reserve the real memory at its maximum before any thread runs and
 // never grow it again. V8 keeps a per-instance copy of a shared memory's
 // size, refreshed on another thread's growth only at the next stack check;
-// bulk memory operations (every platform) and every access (linux-arm64,
-// no trap handler) are checked against that copy, so a thread that touches
+// bulk memory operations (every platform) and stores on linux-arm64 (every
+// access on Node 20 there, which has no trap handler) are checked against
+// that copy, so a thread that touches
 // memory another thread has just grown can trap. A memory that never grows
 // has no stale copy.
 //

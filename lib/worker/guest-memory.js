@@ -4,8 +4,9 @@
 // memory) whose code has memory.grow or memory.size, unless
 // WASI_THREAD_POOL_RESERVE_MEMORY=0 or the caller's option says no. The
 // hazard it removes exists on every platform (bulk memory operations) and on
-// every access where V8 has no trap handler (linux-arm64): docs/runtime.md
-// "Memory growth across threads". Results are cached per module's bytes.
+// linux-arm64 for stores on every Node version (every access on Node 20,
+// which runs without the trap handler there): docs/runtime.md "Memory
+// growth across threads". Results are cached per module's bytes.
 //
 //   growthRemedyWanted(env) -> boolean
 //   rewriteGuestMemory(bytes, {reserveMemory}) -> {bytes, rewritten}

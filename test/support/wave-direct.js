@@ -8,9 +8,9 @@
 //   runWaveDirect({module, lanes, mode, waves, rounds, workers, spawnWaitMs})
 //     -> {status, output, errorCode, errorMessage, guest, spawned, declined}
 
-import v8 from "node:v8";
 import { Worker } from "node:worker_threads";
 
+import { protectFromLiftoffHazard } from "../../lib/worker/liftoff.js";
 import { GUEST_MEMORY, environImports, readWaveResult, threadWaveEnv } from "./wave-guest.js";
 
 // Control words: [0] next tid, [1] generation, [2] spawned, [3] declined;
@@ -74,8 +74,12 @@ for (;;) {
 
 const makeSpawn = new Function(`${spawnSource}; return makeSpawn;`)();
 
-export function compileWaveModuleNoLiftoff(bytes) {
-  v8.setFlagsFromString("--no-liftoff");
+// The guest's own bytes, compiled as they are: on an engine with the Liftoff
+// hazard (lib/worker/liftoff.js's probe decides) after --no-liftoff, which
+// the protection sets only there; elsewhere no V8 flag is set (Node 26 aborts
+// in wave guests compiled after that flag was set at run time).
+export function compileWaveModule(bytes) {
+  if (!protectFromLiftoffHazard()) throw new Error("the engine shows the Liftoff hazard and --no-liftoff could not be set");
   return new WebAssembly.Module(bytes);
 }
 

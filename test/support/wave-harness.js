@@ -18,9 +18,8 @@
 // The main instance is this thread's: its waves() blocks in the guest's join
 // (memory.atomic.wait32), which Node's main thread and workers allow.
 
-import v8 from "node:v8";
-
 import { createWasiThreadSpawn } from "../../lib/host/host.js";
+import { compileWasiThreadGuest } from "../../lib/worker/liftoff.js";
 import { GUEST_MEMORY, environImports, readWaveGuest, readWaveResult, threadWaveEnv } from "./wave-guest.js";
 
 export {
@@ -41,13 +40,10 @@ async function optionalImport(url) {
   }
 }
 
-// Compiles the guest safely (the Node 20 Liftoff hazard, FINDINGS):
-// lib/worker/liftoff.js's compileWasiThreadGuest when present, else --no-liftoff.
-export async function compileWaveGuest(bytes = readWaveGuest()) {
-  const liftoff = await optionalImport(new URL("../../lib/worker/liftoff.js", import.meta.url).href);
-  if (liftoff?.compileWasiThreadGuest) return liftoff.compileWasiThreadGuest(bytes);
-  v8.setFlagsFromString("--no-liftoff");
-  return WebAssembly.compile(bytes);
+// Compiles the guest as a user would (lib/worker/liftoff.js): rewritten
+// where the engine shows the Liftoff hazard, with no V8 flag set.
+export function compileWaveGuest(bytes = readWaveGuest()) {
+  return compileWasiThreadGuest(bytes);
 }
 
 // The main instance's imports: lib/worker/runtime.js's per-thread runtime (the same
