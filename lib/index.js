@@ -9,11 +9,5 @@
 import "./native/backend.js";
 
 export * from "./index-shared.js";
-export {
-  compileWasiThreadGuest,
-  compileWasiThreadGuestSync,
-  liftoffHazardAffected,
-  liftoffHazardState,
-  protectFromLiftoffHazard,
-} from "./worker/liftoff.js";
+export * from "./liftoff.js";
 export * from "./program/run.js";

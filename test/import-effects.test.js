@@ -32,7 +32,7 @@ function inChild(code, env = {}) {
   return JSON.parse(out);
 }
 
-for (const entry of ["index.js", "pool.js", "host/host.js", "worker/runtime.js", "worker/liftoff.js"]) {
+for (const entry of ["index.js", "pool.js", "host/host.js", "worker/runtime.js", "liftoff.js"]) {
   it(`importing lib/${entry} patches nothing and sets no V8 flag`, () => {
     const r = inChild(`
       await import(${lib(entry)});

@@ -66,3 +66,33 @@ export declare function createThreadRunner(
 
 /** Imports every `{ moduleUrl, exportName, config }` entry's factory; other entries pass through. */
 export declare function resolveModuleExtraImports(entries: ReadonlyArray<unknown> | null | undefined): Promise<unknown[]>;
+
+/** The import module of space-data-module-sdk's hostcall bridge; this runtime provides none (an extraImports fragment may). */
+export declare const HOSTCALL_IMPORT_MODULE: "space_data_module_host";
+
+/** What an extraImports factory is called with (its `config` is added per entry). */
+export interface WasiThreadExtraImportContext {
+  memory: WebAssembly.Memory;
+  /** The instance's exported memory once there is an instance, else `memory`. */
+  getMemory: () => WebAssembly.Memory;
+  workerIndex: number | null;
+  tid: number | null;
+}
+
+/**
+ * Calls each resolved entry's factory once with `{ ...ctx, config }` and collects the fragments
+ * (a result `{ imports, close }` gives `imports` and a closer; any other truthy result is a fragment);
+ * `close()` calls the closers the factories returned, last first. A `{ provider }` or unresolved
+ * `{ moduleUrl }` entry, or anything else, is a TypeError (the closers so far are called first).
+ */
+export declare function resolveExtraImports(
+  entries:
+    ReadonlyArray<((ctx: unknown) => unknown) | { factory: (ctx: unknown) => unknown; config?: unknown }> | null | undefined,
+  ctx: WasiThreadExtraImportContext,
+): { fragments: WebAssembly.Imports[]; close: () => void };
+
+/** Merges fragments into `imports` module by module, shallowly (later fragments win); returns `imports`. */
+export declare function mergeImportFragments<T extends WebAssembly.Imports>(
+  imports: T,
+  fragments: ReadonlyArray<WebAssembly.Imports | null | undefined> | null | undefined,
+): T;

@@ -168,6 +168,22 @@ function instancePolicy(wasmModule: WebAssembly.Module, memory: WebAssembly.Memo
 }
 void instancePolicy;
 
+// The runtime's import steps, for a runtime of the caller's own.
+function ownImports(memory: WebAssembly.Memory): WebAssembly.Imports {
+  const { fragments, close } = runtime.resolveExtraImports([() => ({ env: { f: () => 1 } })], {
+    memory,
+    getMemory: () => memory,
+    workerIndex: 0,
+    tid: null,
+  });
+  const imports = runtime.mergeImportFragments({ wasi: {} }, fragments);
+  const hostModule: "space_data_module_host" = runtime.HOSTCALL_IMPORT_MODULE;
+  close();
+  void hostModule;
+  return imports;
+}
+void ownImports;
+
 // The program runner (Node).
 import { runWasiThreadsProgram, TRAP_EXIT_CODE, type WasiProgramResult } from "wasi-thread-pool";
 async function runner(bytes: Uint8Array): Promise<number> {
