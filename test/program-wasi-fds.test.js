@@ -1,12 +1,13 @@
 // One fd table per program (issue 18): an fd opened on one thread is the same
 // file on every thread, with one offset and one set of flags; close and
 // renumber act for every thread; stdio belongs to the program (dup2 and
-// freopen onto stdout; close(1) leaves the host's fd 1 open). The programs
+// freopen onto stdout; close(1) leaves the host's fd 1 open; a host's socket
+// as stdio is no socket to the program, and stays as it was). The programs
 // are test/wasi-programs/fds.c, run in child processes on both pools; each
 // test also reads the files on the host.
 
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { fstatSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { IMPLEMENTATIONS } from "./support/impls.js";
@@ -67,6 +68,37 @@ for (const implementation of IMPLEMENTATIONS) {
       assert.equal(r.stdout, "before\nrunner after\n");
     });
 
+    test("stdio is no socket to the program: shutdown fails with ENOTSOCK and the parent's sockets keep working", async () => {
+      // A parent's spawn with stdio "pipe" hands the child socketpairs
+      // (POSIX); the test writes to stdin once the program has tried
+      // shutdown, send and recv on every stdio fd.
+      let socketStdio = null;
+      let wrote = false;
+      const r = await runProgram("fds", implementation, {
+        args: ["stdio-not-sockets"],
+        keepOpen: true,
+        after: "runner after\n",
+        onStdout: (text, child) => {
+          socketStdio ??=
+            process.platform === "win32" || [child.stdin, child.stdout].every((s) => fstatSync(s._handle.fd).isSocket());
+          if (!wrote && text.includes("tried\n")) {
+            wrote = true;
+            child.stdin.end("later\n");
+          }
+        },
+      });
+      assert.equal(socketStdio, true, "the child's stdio must be sockets for this test to mean anything");
+      assertPassed(r);
+      assert.match(
+        r.stdout,
+        /^ok stdio-type-not-socket\nok shutdown-enotsock\nok send-enotsock\nok recv-enotsock\ntried\n/m,
+        describeRun(r),
+      );
+      // Everything after the shutdown attempts reached the parent, both ways.
+      assert.ok(r.stdout.endsWith("tried\nok stdin-after\nread: later\ndone\nrunner after\n"), describeRun(r));
+      assert.equal(r.result.after, "written", describeRun(r));
+    });
+
     test("close(1) in the program leaves the host's fd 1 open", async () => {
       const r = await runCase(implementation, "close-stdout", { after: "runner after\n" });
       assertPassed(r);
@@ -77,6 +109,25 @@ for (const implementation of IMPLEMENTATIONS) {
 }
 
 describe("the CLI", { skip }, () => {
+  test("stdio is no socket to the program under wasi-thread-pool run: shutdown(1) fails with ENOTSOCK, stdout goes on", async () => {
+    const { runChild, CLI, programPath } = await import("./support/wasi-programs.js");
+    let wrote = false;
+    const r = await runChild(process.execPath, [CLI, "run", programPath("fds"), "stdio-not-sockets"], {
+      keepOpen: true,
+      onStdout: (text, child) => {
+        if (!wrote && text.includes("tried\n")) {
+          wrote = true;
+          child.stdin.end("later\n");
+        }
+      },
+    });
+    assert.equal(r.code, 0, describeRun(r));
+    assert.equal(
+      r.stdout,
+      "ok stdio-type-not-socket\nok shutdown-enotsock\nok send-enotsock\nok recv-enotsock\ntried\nok stdin-after\nread: later\ndone\n",
+    );
+  });
+
   test("a program's fd is one file for every thread (wasi-thread-pool run)", async () => {
     const { runChild, CLI, programPath } = await import("./support/wasi-programs.js");
     const data = tempDir("wtp-wasi-fds-cli-");

@@ -142,9 +142,11 @@ enum {
 #define WASI_RIGHTS_ALL (WASI_RIGHT(30) - 1)
 
 /* What the table reports (wasi_table.c, "Rights"): a regular file's, a
- * directory's, and a stream's (pipe, terminal, socket: no seek, no tell, so
- * that wasi-libc's isatty() and ftell() see what they expect). FD_READ and
- * FD_WRITE are then kept or dropped by the descriptor's access mode. */
+ * directory's, and a stream's (pipe, FIFO, terminal, a host's socket as
+ * stdio: no seek, no tell, so that wasi-libc's isatty() and ftell() see what
+ * they expect). FD_READ and FD_WRITE are then kept or dropped by the
+ * descriptor's access mode. No descriptor holds SOCK_SHUTDOWN or
+ * SOCK_ACCEPT: none is a socket to the program (wasi_fd.c, "Sockets"). */
 #define WASI_RIGHTS_REGULAR_FILE                                          \
   (WASI_RIGHTS_FD_DATASYNC | WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_SEEK |  \
    WASI_RIGHTS_FD_FDSTAT_SET_FLAGS | WASI_RIGHTS_FD_SYNC |                \
@@ -166,7 +168,7 @@ enum {
 #define WASI_RIGHTS_STREAM                                 \
   (WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_FDSTAT_SET_FLAGS | \
    WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_FILESTAT_GET |    \
-   WASI_RIGHTS_POLL_FD_READWRITE | WASI_RIGHTS_SOCK_SHUTDOWN)
+   WASI_RIGHTS_POLL_FD_READWRITE)
 
 /* oflags (u16) */
 #define WASI_OFLAGS_CREAT 0x1u
@@ -216,7 +218,6 @@ enum {
 /* riflags, roflags (u16), sdflags (u8), preopentype (u8) */
 #define WASI_RIFLAGS_RECV_PEEK 0x1u
 #define WASI_RIFLAGS_RECV_WAITALL 0x2u
-#define WASI_ROFLAGS_RECV_DATA_TRUNCATED 0x1u
 #define WASI_SDFLAGS_RD 0x1u
 #define WASI_SDFLAGS_WR 0x2u
 #define WASI_PREOPENTYPE_DIR 0

@@ -23,6 +23,16 @@
  * Rights: each call needs its right (wasi_table.c, "Rights"), checked
  * after the descriptor's kind (a seek on a pipe is ESPIPE, on a directory
  * EBADF, whatever its rights).
+ *
+ * Sockets: no descriptor is a socket to the program, as none is in
+ * wasmtime's preview1. The only sockets a program can reach are the host's
+ * stdio (a parent's socketpair, a connection, a listener), which it shares
+ * with the host: they are its streams, of type UNKNOWN (wasi_host_posix.c),
+ * read and written by fd_read and fd_write, and no call may change their
+ * state (a shutdown ends the host's socket for every process holding it).
+ * So sock_recv, sock_send, sock_shutdown and sock_accept check their
+ * arguments (guest ranges, flags), then answer EBADF for an fd that is not
+ * open and ENOTSOCK for any other, on every OS.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,13 +67,8 @@ static uint32_t load_iovecs(const wtp_wasi_memory *memory, uint64_t list,
   return WASI_ESUCCESS;
 }
 
-static int is_socket(const wtp__wasi_entry *entry) {
-  return entry->filetype == WASI_FILETYPE_SOCKET_STREAM ||
-         entry->filetype == WASI_FILETYPE_SOCKET_DGRAM;
-}
-
-/* fd_read / fd_write / sock_recv / sock_send: the iovec list at args, the
- * byte count stored at result_ptr. */
+/* fd_read / fd_write: the iovec list at args, the byte count stored at
+ * result_ptr. */
 static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
                             uint32_t fd, uint64_t list, uint64_t list_count,
                             uint64_t result_ptr, wtp__wasi_transfer *t) {
@@ -76,13 +81,10 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
   err = wtp__wasi_fd_get(wasi, fd, &entry);
   if (err != WASI_ESUCCESS) return err;
   size_t done = 0;
-  if (t->sockets && !is_socket(entry)) {
-    err = WASI_ENOTSOCK;
-  } else if (!(err = wtp__wasi_entry_need(entry, t->write
-                                                     ? WASI_RIGHTS_FD_WRITE
-                                                     : WASI_RIGHTS_FD_READ))) {
+  err = wtp__wasi_entry_need(
+      entry, t->write ? WASI_RIGHTS_FD_WRITE : WASI_RIGHTS_FD_READ);
+  if (err == WASI_ESUCCESS)
     err = wtp__wasi_io_transfer(wasi, entry, iov, count, t, &done);
-  }
   wtp__wasi_fd_put(entry);
   if (err == WASI_ESUCCESS)
     wtp__wasi_store32(memory, result_ptr, (uint32_t)done);
@@ -90,13 +92,13 @@ static uint32_t fd_transfer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
 }
 
 WTP__WASI_CALL(fd_read) {
-  wtp__wasi_transfer t = {0, 0, 0, 0};
+  wtp__wasi_transfer t = {0};
   return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[3],
                      &t);
 }
 
 WTP__WASI_CALL(fd_write) {
-  wtp__wasi_transfer t = {1, 0, 0, 0};
+  wtp__wasi_transfer t = {1};
   return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[3],
                      &t);
 }
@@ -264,13 +266,6 @@ static uint32_t op_set_flags(wtp__wasi_entry *entry, const uint64_t *args) {
   return WASI_ESUCCESS;
 }
 
-static uint32_t op_shutdown(wtp__wasi_entry *entry, const uint64_t *args) {
-  if (args[1] == 0 || args[1] > (WASI_SDFLAGS_RD | WASI_SDFLAGS_WR))
-    return WASI_EINVAL;
-  if (!is_socket(entry)) return WASI_ENOTSOCK;
-  return wtp__wasi_io_shutdown(entry, (uint8_t)args[1]);
-}
-
 /* The calls whose whole job is one op on the fd's entry (with_entry). */
 #define ENTRY_CALL(name, op, right)                         \
   WTP__WASI_CALL(name) {                                    \
@@ -283,7 +278,6 @@ ENTRY_CALL(fd_advise, op_advise, FD_ADVISE)
 ENTRY_CALL(fd_allocate, op_allocate, FD_ALLOCATE)
 ENTRY_CALL(fd_filestat_set_times, op_set_times, FD_FILESTAT_SET_TIMES)
 ENTRY_CALL(fd_fdstat_set_flags, op_set_flags, FD_FDSTAT_SET_FLAGS)
-ENTRY_CALL(sock_shutdown, op_shutdown, SOCK_SHUTDOWN)
 
 /* The directory's EBADF comes before the rights (a directory has none). */
 WTP__WASI_CALL(fd_filestat_set_size) {
@@ -384,47 +378,56 @@ WTP__WASI_CALL(fd_prestat_dir_name) {
 
 /* ---- sockets ---- */
 
+/* What every sock_* call answers once its arguments are checked: EBADF for
+ * an fd that is not open, ENOTSOCK for any other (see "Sockets" above). */
+static uint32_t not_a_socket(wtp_wasi *wasi, uint32_t fd) {
+  wtp__wasi_entry *entry;
+  uint32_t err = wtp__wasi_fd_get(wasi, fd, &entry);
+  if (err != WASI_ESUCCESS) return err;
+  wtp__wasi_fd_put(entry);
+  return WASI_ENOTSOCK;
+}
+
+/* sock_recv / sock_send: the iovec list and the byte count's word in range,
+ * then not_a_socket. */
+static uint32_t sock_io_answer(wtp_wasi *wasi, const wtp_wasi_memory *memory,
+                               uint32_t fd, uint64_t list, uint64_t list_count,
+                               uint64_t result_ptr) {
+  wtp__wasi_iov iov[WASI_IOV_MAX];
+  int count;
+  if (!wtp__wasi_range_ok(memory, result_ptr, 4)) return WASI_EFAULT;
+  uint32_t err = load_iovecs(memory, list, list_count, iov, &count);
+  return err != WASI_ESUCCESS ? err : not_a_socket(wasi, fd);
+}
+
 WTP__WASI_CALL(sock_recv) {
   /* fd, ri_data, ri_data_len, ri_flags, ro_datalen_ptr, ro_flags_ptr */
   uint64_t flags = args[3];
   if (!wtp__wasi_range_ok(memory, args[5], 2)) return WASI_EFAULT;
   if (flags & ~(uint64_t)(WASI_RIFLAGS_RECV_PEEK | WASI_RIFLAGS_RECV_WAITALL))
     return WASI_EINVAL;
-  wtp__wasi_transfer t = {0, (flags & WASI_RIFLAGS_RECV_PEEK) != 0, 0, 1};
-  uint32_t err = fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2],
-                             args[4], &t);
-  if (err == WASI_ESUCCESS) {
-    uint16_t ro = t.truncated ? WASI_ROFLAGS_RECV_DATA_TRUNCATED : 0;
-    memory->base[args[5]] = (uint8_t)ro;
-    memory->base[args[5] + 1] = 0;
-  }
-  return err;
+  return sock_io_answer(wasi, memory, (uint32_t)args[0], args[1], args[2],
+                        args[4]);
 }
 
 WTP__WASI_CALL(sock_send) {
   /* fd, si_data, si_data_len, si_flags (none defined), so_datalen_ptr */
-  wtp__wasi_transfer t = {1, 0, 0, 1};
   if (args[3] != 0) return WASI_EINVAL;
-  return fd_transfer(wasi, memory, (uint32_t)args[0], args[1], args[2], args[4],
-                     &t);
+  return sock_io_answer(wasi, memory, (uint32_t)args[0], args[1], args[2],
+                        args[4]);
+}
+
+WTP__WASI_CALL(sock_shutdown) {
+  /* fd, how (sdflags: RD, WR) */
+  (void)memory;
+  if (args[1] & ~(uint64_t)(WASI_SDFLAGS_RD | WASI_SDFLAGS_WR))
+    return WASI_EINVAL;
+  return not_a_socket(wasi, (uint32_t)args[0]);
 }
 
 WTP__WASI_CALL(sock_accept) {
   /* fd, flags (fdflags: only NONBLOCK), result fd ptr */
-  uint64_t flags = args[1], result_ptr = args[2];
-  if (!wtp__wasi_range_ok(memory, result_ptr, 4)) return WASI_EFAULT;
-  if (flags & ~(uint64_t)WASI_FDFLAGS_NONBLOCK) return WASI_EINVAL;
-  wtp__wasi_entry *entry;
-  uint32_t err = wtp__wasi_fd_get(wasi, (uint32_t)args[0], &entry);
-  if (err != WASI_ESUCCESS) return err;
-  int client = -1;
-  err = is_socket(entry) ? wtp__wasi_io_accept(wasi, entry, &client)
-                         : WASI_ENOTSOCK;
-  wtp__wasi_fd_put(entry);
-  if (err != WASI_ESUCCESS) return err;
-  uint32_t fd;
-  err = wtp__wasi_fd_add(wasi, client, WASI_FILETYPE_SOCKET_STREAM,
-                         (uint16_t)flags, WASI_RIGHTS_STREAM, 0, &fd);
-  if (err == WASI_ESUCCESS) wtp__wasi_store32(memory, result_ptr, fd);
-  return err;
+  if (!wtp__wasi_range_ok(memory, args[2], 4)) return WASI_EFAULT;
+  if (args[1] & ~(uint64_t)WASI_FDFLAGS_NONBLOCK) return WASI_EINVAL;
+  return not_a_socket(wasi, (uint32_t)args[0]);
 }

@@ -69,26 +69,20 @@ static size_t iov_total(const wtp__wasi_iov *iov, int count) {
 
 /* ---- one transfer ---- */
 
-static int is_socket(const wtp__wasi_entry *entry) {
-  return entry->filetype == WASI_FILETYPE_SOCKET_STREAM ||
-         entry->filetype == WASI_FILETYPE_SOCKET_DGRAM;
-}
-
 /* One system call on io_fd; never waits unless the entry is a
- * WASI_IO_SHARED_BLOCKING one (wasi_poll.c). */
+ * WASI_IO_SHARED_BLOCKING one (wasi_poll.c). A host's socket as stdio is
+ * sent to and received from without waiting (MSG_DONTWAIT): its
+ * description, shared with the host, stays blocking. */
 static ssize_t transfer_once(const wtp__wasi_entry *entry, wtp__wasi_iov *iov,
-                             int count, wtp__wasi_transfer *t) {
-  if (is_socket(entry)) {
+                             int count, const wtp__wasi_transfer *t) {
+  if (entry->io_kind == WASI_IO_SOCKET) {
     struct msghdr msg;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = iov;
     msg.msg_iovlen = (size_t)count;
-    int flags = (t->peek ? MSG_PEEK : 0) |
-                (entry->io_kind == WASI_IO_SOCKET ? MSG_DONTWAIT : 0);
-    if (t->write) return sendmsg(entry->io_fd, &msg, flags | MSG_NOSIGNAL);
-    ssize_t n = recvmsg(entry->io_fd, &msg, flags);
-    if (n >= 0 && (msg.msg_flags & MSG_TRUNC)) t->truncated = 1;
-    return n;
+    if (t->write)
+      return sendmsg(entry->io_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    return recvmsg(entry->io_fd, &msg, MSG_DONTWAIT);
   }
   return t->write ? writev(entry->io_fd, iov, count)
                   : readv(entry->io_fd, iov, count);
@@ -364,59 +358,4 @@ uint32_t wtp__wasi_io_set_times(wtp__wasi_entry *entry, uint64_t atim,
   }
   return futimens(entry->host_fd, times) == 0 ? WASI_ESUCCESS
                                               : wtp__wasi_errno(errno);
-}
-
-uint32_t wtp__wasi_io_shutdown(wtp__wasi_entry *entry, uint8_t how) {
-  int host_how = how == WASI_SDFLAGS_RD   ? SHUT_RD
-                 : how == WASI_SDFLAGS_WR ? SHUT_WR
-                                          : SHUT_RDWR;
-  return shutdown(entry->host_fd, host_how) == 0 ? WASI_ESUCCESS
-                                                 : wtp__wasi_errno(errno);
-}
-
-/* ---- sockets ---- */
-
-/* accept with close-on-exec set atomically where the OS can (accept4:
- * Linux), so that a process the host spawns meanwhile never inherits the
- * connection; elsewhere (macOS) set right after, the narrow window that
- * remains there. */
-static int accept_cloexec(int listener) {
-#ifdef __linux__
-  return accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-#else
-  int client = accept(listener, NULL, NULL);
-  if (client >= 0) fcntl(client, F_SETFD, FD_CLOEXEC);
-  return client;
-#endif
-}
-
-uint32_t wtp__wasi_io_accept(wtp_wasi *wasi, wtp__wasi_entry *entry,
-                             int *client) {
-  int listening = 0;
-  socklen_t listening_size = sizeof listening;
-  if (getsockopt(entry->io_fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
-                 &listening_size) != 0 ||
-      !listening) {
-    /* what accept says; checked first so that nothing waits on it */
-    return WASI_EINVAL;
-  }
-  wtp__wasi_transfer t = {0, 0, 0, 0};
-  uint32_t err = WASI_ESUCCESS;
-  while (err == WASI_ESUCCESS) {
-    /* A shared blocking listener is polled first; ours is non-blocking. */
-    if (entry->io_kind == WASI_IO_SHARED_BLOCKING ||
-        entry->io_kind == WASI_IO_SOCKET) {
-      err = wait_ready(wasi, entry, &t);
-      if (err != WASI_ESUCCESS) break;
-    }
-    *client = accept_cloexec(entry->io_fd);
-    if (*client >= 0) break;
-    if (errno == EINTR || errno == ECONNABORTED) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      err = wtp__wasi_errno(errno);
-    } else if (entry->io_kind == WASI_IO_NONBLOCKING) {
-      err = wait_ready(wasi, entry, &t);
-    }
-  }
-  return err;
 }

@@ -49,10 +49,10 @@
  *     0 always), so such a write may wait (the stop still ends it).
  * The entry's lock serialises the program's threads on one descriptor.
 
- * Sockets: no descriptor of the Windows WASI is a socket (stdio that is one
- * is a pipe to Windows' GetFileType, and the path layer opens none), so
+ * Sockets: no descriptor is a socket to the program, on any OS (stdio that
+ * is one is a pipe to Windows' GetFileType, and the path layer opens none):
  * sock_recv/sock_send/sock_accept/sock_shutdown answer ENOTSOCK in wasi_fd.c
- * before they get here; the socket operations answer ENOTSUP.
+ * ("Sockets").
  */
 #include <string.h>
 
@@ -382,16 +382,4 @@ uint32_t wtp__wasi_io_set_times(wtp__wasi_entry *entry, uint64_t atim,
                                     sizeof info)
              ? WASI_ESUCCESS
              : wtp__wasi_last_errno();
-}
-
-/* Not reached (no socket entry on Windows, see the top). */
-uint32_t wtp__wasi_io_shutdown(wtp__wasi_entry *entry, uint8_t how) {
-  (void)entry, (void)how;
-  return WASI_ENOTSUP;
-}
-
-uint32_t wtp__wasi_io_accept(wtp_wasi *wasi, wtp__wasi_entry *entry,
-                             int *client) {
-  (void)wasi, (void)entry, (void)client;
-  return WASI_ENOTSUP;
 }

@@ -65,14 +65,18 @@ static void classify_shared(wtp__wasi_entry_init *init, int dup_fd) {
     /* Cannot happen on a descriptor dup() just made; stay careful. */
     init->filetype = WASI_FILETYPE_UNKNOWN;
     init->io_kind = WASI_IO_SHARED_BLOCKING;
-    init->rights_base = WASI_RIGHTS_STREAM & ~WASI_RIGHTS_SOCK_SHUTDOWN;
+    init->rights_base = WASI_RIGHTS_STREAM;
     return;
   }
   init->filetype = wtp__wasi_filetype(st.st_mode);
   /* A character device that is no terminal (</dev/null, 2>/dev/null) is
    * UNKNOWN, as wasmtime reports it: wasi-libc's isatty() and Rust's
-   * is_terminal() take CHARACTER_DEVICE without seek rights for a terminal. */
-  if (init->filetype == WASI_FILETYPE_CHARACTER_DEVICE && !isatty(dup_fd))
+   * is_terminal() take CHARACTER_DEVICE without seek rights for a terminal.
+   * A socket (a parent's socketpair, a connection) is UNKNOWN too, as
+   * wasmtime's stdio are no sockets: it is the program's stream, and no
+   * sock_* call reaches the host's socket (wasi_fd.c, "Sockets"). */
+  if ((init->filetype == WASI_FILETYPE_CHARACTER_DEVICE && !isatty(dup_fd)) ||
+      S_ISSOCK(st.st_mode))
     init->filetype = WASI_FILETYPE_UNKNOWN;
   int flags = fcntl(dup_fd, F_GETFL);
   if (flags >= 0 && (flags & O_APPEND)) init->fdflags |= WASI_FDFLAGS_APPEND;

@@ -37,12 +37,9 @@ typedef struct iovec wtp__wasi_iov;
 #define WASI_IOV_MAX 1024
 #define WASI_IO_BYTES_MAX INT32_MAX
 
-/* One fd_read, fd_write, sock_recv or sock_send. */
+/* One fd_read or fd_write. */
 typedef struct wtp__wasi_transfer {
-  int write;     /* 1: write/send, 0: read/recv */
-  int peek;      /* sock_recv's RECV_PEEK */
-  int truncated; /* out: the datagram was longer than the buffers */
-  int sockets;   /* sock_recv/sock_send: ENOTSOCK on anything else */
+  int write; /* 1: write, 0: read */
 } wtp__wasi_transfer;
 
 /* The whole transfer: a read returns after the first transfer that moves
@@ -84,13 +81,5 @@ uint32_t wtp__wasi_io_set_size(wtp__wasi_entry *entry, uint64_t size);
  * time, no unknown bit). */
 uint32_t wtp__wasi_io_set_times(wtp__wasi_entry *entry, uint64_t atim,
                                 uint64_t mtim, uint16_t fstflags);
-
-/* sock_shutdown on a socket entry (how: WASI_SDFLAGS_RD | _WR, not 0). */
-uint32_t wtp__wasi_io_shutdown(wtp__wasi_entry *entry, uint8_t how);
-
-/* sock_accept on a socket entry: waits for a connection (the stop ends
- * it) and returns the new host descriptor in *client. */
-uint32_t wtp__wasi_io_accept(wtp_wasi *wasi, wtp__wasi_entry *entry,
-                             int *client);
 
 #endif /* WTP_WASI_IO_H */

@@ -15,7 +15,7 @@
  *
  * How a descriptor is made non-blocking without touching what others share
  * (the entry's io_kind, wasi_table.h):
- *   - one the program opened (path_open, sock_accept): its description is
+ *   - one the program opened (path_open): its description is
  *     ours; it is marked O_NONBLOCK.
  *   - stdio (a dup of the host's, whose description the user's shell or
  *     another process shares): never marked O_NONBLOCK. On Linux a pipe,

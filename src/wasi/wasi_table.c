@@ -226,11 +226,8 @@ uint64_t wtp__wasi_kind_rights(uint8_t filetype) {
     case WASI_FILETYPE_REGULAR_FILE:
     case WASI_FILETYPE_BLOCK_DEVICE:
       return WASI_RIGHTS_REGULAR_FILE;
-    case WASI_FILETYPE_SOCKET_STREAM:
-    case WASI_FILETYPE_SOCKET_DGRAM:
-      return WASI_RIGHTS_STREAM;
     default:
-      return WASI_RIGHTS_STREAM & ~WASI_RIGHTS_SOCK_SHUTDOWN;
+      return WASI_RIGHTS_STREAM;
   }
 }
 

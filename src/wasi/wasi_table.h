@@ -28,7 +28,8 @@ enum wasi_io_kind {
   /* A pipe, FIFO, terminal or socket with a description of our own marked
    * O_NONBLOCK (io_fd): EAGAIN, then poll() with the stop's wake-up fd. */
   WASI_IO_NONBLOCKING = 1,
-  /* A socket shared with the host process: recv/send with MSG_DONTWAIT. */
+  /* A socket shared with the host process (stdio; a stream of type UNKNOWN
+   * to the program): recv/send with MSG_DONTWAIT. */
   WASI_IO_SOCKET = 2,
   /* A pipe, FIFO or terminal shared with other processes whose description
    * we could neither reopen nor mark non-blocking (not Linux, or the reopen

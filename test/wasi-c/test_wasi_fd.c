@@ -1,9 +1,10 @@
 /* test_wasi_fd.c: the fd table across threads, stdio over the host's
  * descriptors, renumber and close, close racing reads, blocking pipes ended
- * by the stop, a slow reader that loses nothing, guest NONBLOCK, hostile
- * pointers. */
+ * by the stop, a slow reader that loses nothing, guest NONBLOCK, stdio that
+ * is never a socket to the program, hostile pointers. */
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "wasi_harness.h"
 
@@ -578,37 +579,144 @@ static void test_file_calls(void) {
   rmdir(dir);
 }
 
-static void test_sockets(void) {
+/* ---- stdio is the program's: never a socket ---- */
+
+/* What the program sees of a stdio fd whatever the host's descriptor is: a
+ * type that is no socket (fd_fdstat_get and fd_filestat_get), no
+ * SOCK_SHUTDOWN right, and ENOTSOCK from every sock_* call, as wasmtime's
+ * stdio answer. */
+static void check_not_socket(wtp_wasi *wasi, wtp_wasi_memory *m, uint32_t fd) {
+  CHECK_EQ(CALL(wasi, m, "fd_fdstat_get", fd, RESULT), 0);
+  uint8_t type = m->base[RESULT];
+  CHECK(type != WASI_FILETYPE_SOCKET_STREAM &&
+        type != WASI_FILETYPE_SOCKET_DGRAM);
+  /* rights_base's low word: both socket rights are below bit 32 */
+  CHECK(!(wtp__wasi_load32(m, RESULT + 8) &
+          (uint32_t)(WASI_RIGHTS_SOCK_SHUTDOWN | WASI_RIGHTS_SOCK_ACCEPT)));
+  CHECK_EQ(CALL(wasi, m, "fd_filestat_get", fd, RESULT), 0);
+  CHECK_EQ(m->base[RESULT + 16], type);
+  for (uint64_t how = 0; how <= (WASI_SDFLAGS_RD | WASI_SDFLAGS_WR); how++)
+    CHECK_EQ(CALL(wasi, m, "sock_shutdown", fd, how), WASI_ENOTSOCK);
+  CHECK_EQ(CALL(wasi, m, "sock_shutdown", fd, 4), WASI_EINVAL);
+  put_iovec(m, IOV, DATA, 4);
+  CHECK_EQ(CALL(wasi, m, "sock_send", fd, IOV, 1, 0, RESULT), WASI_ENOTSOCK);
+  CHECK_EQ(CALL(wasi, m, "sock_recv", fd, IOV, 1, 0, RESULT, RESULT + 4),
+           WASI_ENOTSOCK);
+  CHECK_EQ(CALL(wasi, m, "sock_recv", fd, IOV, 1, WASI_RIFLAGS_RECV_PEEK,
+                RESULT, RESULT + 4),
+           WASI_ENOTSOCK);
+  CHECK_EQ(CALL(wasi, m, "sock_accept", fd, 0, RESULT), WASI_ENOTSOCK);
+}
+
+/* Socketpair stdio (what a parent's spawn with stdio "pipe" hands a child
+ * on Linux): the program reads and writes it, and nothing it does shuts
+ * the host's socket or changes its flags. */
+static void test_socket_stdio(void) {
   int pair[2];
   CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
-  wtp_wasi *wasi = make_wasi(pair[0], pair[0], -1, NULL);
+  wtp_wasi *wasi = make_wasi(pair[0], pair[0], pair[0], NULL);
   wtp_wasi_memory m = guest_memory(MEM);
-  memcpy(m.base + DATA, "ping", 4);
-  put_iovec(&m, IOV, DATA, 4);
-  CHECK_EQ(CALL(wasi, &m, "sock_send", 1, IOV, 1, 0, RESULT), 0);
+  for (uint32_t fd = 0; fd < 3; fd++) check_not_socket(wasi, &m, fd);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_get", 1, RESULT), 0);
+  CHECK_EQ(m.base[RESULT], WASI_FILETYPE_UNKNOWN); /* as wasmtime: no tty */
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", 1, WASI_FDFLAGS_NONBLOCK), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_fdstat_set_flags", 1, 0), 0);
+  /* Both directions still work, on the program's side and the host's. */
+  CHECK_EQ(write_str(wasi, &m, 1, "after"), 0);
+  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 5);
   char buf[8] = {0};
-  CHECK_EQ(read(pair[1], buf, sizeof buf), 4);
-  CHECK_EQ(write(pair[1], "pong", 4), 4);
-  put_iovec(&m, IOV, DATA, 2);
-  CHECK_EQ(CALL(wasi, &m, "sock_recv", 0, IOV, 1, WASI_RIFLAGS_RECV_PEEK,
-                RESULT, RESULT + 4),
-           0);
-  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 2);
+  CHECK_EQ(read(pair[1], buf, sizeof buf), 5);
+  CHECK(memcmp(buf, "after", 5) == 0);
+  CHECK_EQ(send(pair[1], "pong", 4, MSG_NOSIGNAL), 4);
   put_iovec(&m, IOV, DATA, 8);
-  CHECK_EQ(CALL(wasi, &m, "sock_recv", 0, IOV, 1, 0, RESULT, RESULT + 4), 0);
+  CHECK_EQ(CALL(wasi, &m, "fd_read", 0, IOV, 1, RESULT), 0);
   CHECK_EQ(wtp__wasi_load32(&m, RESULT), 4);
   CHECK(memcmp(m.base + DATA, "pong", 4) == 0);
-  CHECK_EQ(CALL(wasi, &m, "sock_send", 1, IOV, 1, 1, RESULT), WASI_EINVAL);
-  CHECK_EQ(CALL(wasi, &m, "sock_shutdown", 1, WASI_SDFLAGS_WR), 0);
-  CHECK_EQ(read(pair[1], buf, sizeof buf), 0);
-  CHECK_EQ(CALL(wasi, &m, "sock_shutdown", 1, 0), WASI_EINVAL);
-  CHECK_EQ(CALL(wasi, &m, "sock_accept", 0, 0, RESULT),
-           WASI_EINVAL); /* not listening */
+  CHECK_EQ(CALL(wasi, &m, "sock_shutdown", 99, WASI_SDFLAGS_WR), WASI_EBADF);
+  CHECK_EQ(CALL(wasi, &m, "sock_send", 99, IOV, 1, 0, RESULT), WASI_EBADF);
   CHECK_EQ(fcntl(pair[0], F_GETFL) & O_NONBLOCK, 0);
   free(m.base);
   wtp_wasi_release(wasi);
+  /* The host's socket is as it was: the peer sees no end of file, and a
+   * write from the host's side still reaches it. */
+  struct pollfd pfd = {pair[1], POLLIN, 0};
+  CHECK_EQ(poll(&pfd, 1, 0), 0);
+  CHECK_EQ(write(pair[0], "host", 4), 4);
+  CHECK_EQ(read(pair[1], buf, sizeof buf), 4);
+  CHECK_EQ(send(pair[1], "back", 4, MSG_NOSIGNAL), 4);
+  CHECK_EQ(read(pair[0], buf, sizeof buf), 4);
   close(pair[0]);
   close(pair[1]);
+}
+
+/* A listening socket as stdin: sock_accept answers ENOTSOCK and the waiting
+ * connection stays the host's to accept. */
+static void test_listener_stdin(void) {
+  char dir[64];
+  struct sockaddr_un addr;
+  temp_dir(dir, sizeof dir);
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s/sock", dir);
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  CHECK_EQ(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+  CHECK_EQ(listen(listener, 4), 0);
+  int client = socket(AF_UNIX, SOCK_STREAM, 0);
+  CHECK_EQ(connect(client, (struct sockaddr *)&addr, sizeof addr), 0);
+  wtp_wasi *wasi = make_wasi(listener, -1, -1, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  check_not_socket(wasi, &m, 0);
+  CHECK_EQ(CALL(wasi, &m, "sock_accept", 0, WASI_FDFLAGS_NONBLOCK, RESULT),
+           WASI_ENOTSOCK);
+  CHECK_EQ(CALL(wasi, &m, "sock_accept", 0, WASI_FDFLAGS_APPEND, RESULT),
+           WASI_EINVAL);
+  free(m.base);
+  wtp_wasi_release(wasi);
+  int accepted = accept(listener, NULL, NULL);
+  CHECK(accepted >= 0);
+  close(accepted);
+  close(client);
+  close(listener);
+  unlink(addr.sun_path);
+  rmdir(dir);
+}
+
+/* Pipe, regular file, /dev/null and terminal stdio: the same answers. */
+static void test_other_stdio_not_sockets(void) {
+  int pipe_fds[2];
+  CHECK_EQ(pipe(pipe_fds), 0);
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/f", dir);
+  int file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  int null = open("/dev/null", O_RDWR);
+  CHECK(file >= 0 && null >= 0);
+  wtp_wasi *wasi = make_wasi(pipe_fds[0], pipe_fds[1], file, NULL);
+  wtp_wasi_memory m = guest_memory(MEM);
+  for (uint32_t fd = 0; fd < 3; fd++) check_not_socket(wasi, &m, fd);
+  wtp_wasi_release(wasi);
+  wasi = make_wasi(null, null, null, NULL);
+  check_not_socket(wasi, &m, 0);
+  wtp_wasi_release(wasi);
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0) {
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    CHECK(slave >= 0);
+    wasi = make_wasi(slave, slave, slave, NULL);
+    check_not_socket(wasi, &m, 1);
+    wtp_wasi_release(wasi);
+    close(slave);
+  } else {
+    printf("  (no pty here: the terminal skipped)\n");
+  }
+  if (master >= 0) close(master);
+  free(m.base);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  close(file);
+  close(null);
+  unlink(path);
+  rmdir(dir);
 }
 
 /* ---- hostile pointers: EFAULT and nothing happened ---- */
@@ -717,7 +825,9 @@ int main(int argc, char **argv) {
   RUN(test_slow_reader_loses_nothing);
   RUN(test_guest_nonblock);
   RUN(test_file_calls);
-  RUN(test_sockets);
+  RUN(test_socket_stdio);
+  RUN(test_listener_stdin);
+  RUN(test_other_stdio_not_sockets);
   RUN(test_efault_no_side_effect);
   RUN(test_create_errors);
   return harness_summary("test_wasi_fd");

@@ -9,8 +9,6 @@
 #endif
 
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #ifdef __linux__
 #include <sys/syscall.h>
 #endif
@@ -750,48 +748,6 @@ static void test_poll_tag_read_once(void) {
 #endif
 }
 
-/* sock_accept: a connection on a listening socket, close-on-exec from the
- * start (accept4 on Linux). */
-static void test_sock_accept(void) {
-  char path[96]; /* fits sun_path */
-  in_dir(path, sizeof path, "sock");
-  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
-  struct sockaddr_un addr;
-  memset(&addr, 0, sizeof addr);
-  addr.sun_family = AF_UNIX;
-  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-  CHECK_EQ(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
-  CHECK_EQ(listen(listener, 4), 0);
-  wtp_wasi *wasi = make_wasi(listener, -1, -1, NULL);
-  wtp_wasi_memory m = guest_memory(MEM);
-  int client = socket(AF_UNIX, SOCK_STREAM, 0);
-  CHECK_EQ(connect(client, (struct sockaddr *)&addr, sizeof addr), 0);
-  CHECK_EQ(CALL(wasi, &m, "sock_accept", 0, 0, RESULT), 0);
-  uint32_t fd = wtp__wasi_load32(&m, RESULT);
-  CHECK_EQ(write(client, "hi", 2), 2);
-  put_iovec(&m, IOV, DATA, 8);
-  CHECK_EQ(CALL(wasi, &m, "fd_read", fd, IOV, 1, RESULT), 0);
-  CHECK_EQ(wtp__wasi_load32(&m, RESULT), 2);
-  /* The accepted descriptor is the newest of the process: close-on-exec. */
-  int probe = open("/dev/null", O_RDONLY);
-  int found = 0;
-  for (int h = probe - 1; h > 2 && !found; h--) {
-    struct stat st;
-    if (fstat(h, &st) == 0 && S_ISSOCK(st.st_mode) && h != client &&
-        h != listener) {
-      found = 1;
-      CHECK(fcntl(h, F_GETFD) & FD_CLOEXEC);
-    }
-  }
-  CHECK(found);
-  close(probe);
-  free(m.base);
-  wtp_wasi_release(wasi);
-  close(client);
-  close(listener);
-  unlink(path);
-}
-
 static void run_all(void) {
   RUN(test_stdio_flags_stay_in_program);
   RUN(test_append_per_descriptor);
@@ -807,7 +763,6 @@ static void run_all(void) {
   RUN(test_path_copied_before_check);
   RUN(test_fifo_writer_in_and_out);
   RUN(test_poll_tag_read_once);
-  RUN(test_sock_accept);
 }
 
 int main(int argc, char **argv) {

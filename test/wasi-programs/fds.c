@@ -1,13 +1,16 @@
 /* One fd table per program: an fd is the same file on every thread, with one
  * offset and one set of flags; close and renumber act for every thread; and
- * stdio is the program's (dup2/freopen onto stdout, close(1)).
+ * stdio is the program's (dup2/freopen onto stdout, close(1); never a
+ * socket, whatever the host's is).
  *
  *   fds.wasm CASE     with a preopened directory /data (empty)
  *
- * CASE: share, offsets, renumber, dup2-stdout, freopen-stdout, close-stdout.
+ * CASE: share, offsets, renumber, dup2-stdout, freopen-stdout, close-stdout,
+ * stdio-not-sockets.
  * Prints "ok NAME" / "FAIL NAME: why" lines and "done"; exits 1 on a
  * failure. The test also reads the files on the host. */
 #include <fcntl.h>
+#include <sys/socket.h>
 
 #include "common.h"
 
@@ -183,6 +186,61 @@ static void case_close_stdout(void) {
   on_thread(write_closed_stdout, NULL);
 }
 
+/* stdio-not-sockets: fds 0-2 are no sockets to the program, whatever the
+ * host's are (a parent's spawn with stdio "pipe" hands socketpairs on
+ * Linux): no socket type, no SOCK_SHUTDOWN right, and shutdown, send and
+ * recv fail with ENOTSOCK. Every line after those calls (each "ok") is a
+ * write to the host's stdout; then the program reads stdin, which the test
+ * writes to when it sees "tried", and echoes it. */
+static void case_stdio_not_sockets(void) {
+  int bad = 0;
+  char first[160] = "";
+  for (int fd = 0; fd < 3; fd++) {
+    __wasi_fdstat_t st;
+    __wasi_errno_t err = __wasi_fd_fdstat_get(fd, &st);
+    if (err == 0 && st.fs_filetype != __WASI_FILETYPE_SOCKET_STREAM &&
+        st.fs_filetype != __WASI_FILETYPE_SOCKET_DGRAM &&
+        !(st.fs_rights_base & __WASI_RIGHTS_SOCK_SHUTDOWN))
+      continue;
+    if (!bad++)
+      snprintf(first, sizeof first,
+               "fd %d: errno %d, filetype %d, rights %#llx", fd, err,
+               st.fs_filetype, (unsigned long long)st.fs_rights_base);
+  }
+  check(!bad, "stdio-type-not-socket", "%s", first);
+  static const int hows[] = {SHUT_RD, SHUT_WR, SHUT_RDWR};
+  bad = 0;
+  for (int fd = 0; fd < 3; fd++) {
+    for (int i = 0; i < 3; i++) {
+      errno = 0;
+      int r = shutdown(fd, hows[i]);
+      if (r == -1 && errno == ENOTSOCK) continue;
+      if (!bad++)
+        snprintf(first, sizeof first, "shutdown(%d, %d): %d (%s)", fd, hows[i],
+                 r, strerror(errno));
+    }
+  }
+  check(!bad, "shutdown-enotsock", "%s", first);
+  char byte = 'x';
+  errno = 0;
+  ssize_t n = send(1, &byte, 1, 0);
+  check(n == -1 && errno == ENOTSOCK, "send-enotsock", "send(1): %zd (%s)", n,
+        strerror(errno));
+  errno = 0;
+  n = recv(0, &byte, 1, 0);
+  check(n == -1 && errno == ENOTSOCK, "recv-enotsock", "recv(0): %zd (%s)", n,
+        strerror(errno));
+  say("tried\n");
+  char text[64];
+  n = read(0, text, sizeof text - 1);
+  check(n > 0, "stdin-after", "read(0): %zd (%s)", n,
+        n < 0 ? strerror(errno) : "end of file");
+  if (n > 0) {
+    text[n] = 0;
+    say("read: %s", text);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *which = argc > 1 ? argv[1] : "";
   if (!strcmp(which, "share"))
@@ -197,6 +255,8 @@ int main(int argc, char **argv) {
     case_freopen_stdout();
   else if (!strcmp(which, "close-stdout"))
     case_close_stdout();
+  else if (!strcmp(which, "stdio-not-sockets"))
+    case_stdio_not_sockets();
   else {
     say("FAIL unknown case \"%s\"\n", which);
     return 2;
