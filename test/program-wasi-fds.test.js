@@ -32,6 +32,39 @@ function assertPassed(r, exitCode = 0) {
   assert.doesNotMatch(r.stdout + r.stderr, /^FAIL /m, describeRun(r));
 }
 
+// fds.c's stdio-not-sockets in a child whose stdio a parent's spawn with
+// stdio "pipe" made (socketpairs on POSIX): the test writes to stdin once
+// the program has tried shutdown, send and recv on every stdio fd, and
+// reads everything the program and then the child write to stdout.
+async function assertStdioNotSockets(implementation, env = {}) {
+  let socketStdio = null;
+  let wrote = false;
+  const r = await runProgram("fds", implementation, {
+    args: ["stdio-not-sockets"],
+    env,
+    keepOpen: true,
+    after: "runner after\n",
+    onStdout: (text, child) => {
+      socketStdio ??=
+        process.platform === "win32" || [child.stdin, child.stdout].every((s) => fstatSync(s._handle.fd).isSocket());
+      if (!wrote && text.includes("tried\n")) {
+        wrote = true;
+        child.stdin.end("later\n");
+      }
+    },
+  });
+  assert.equal(socketStdio, true, "the child's stdio must be sockets for this test to mean anything");
+  assertPassed(r);
+  assert.match(
+    r.stdout,
+    /^ok stdio-type-not-socket\nok shutdown-enotsock\nok send-enotsock\nok recv-enotsock\ntried\n/m,
+    describeRun(r),
+  );
+  // Everything after the shutdown attempts reached the parent, both ways.
+  assert.ok(r.stdout.endsWith("tried\nok stdin-after\nread: later\ndone\nrunner after\n"), describeRun(r));
+  assert.equal(r.result.after, "written", describeRun(r));
+}
+
 for (const implementation of IMPLEMENTATIONS) {
   describe(`fds shared by every thread, ${implementation} pool`, { skip }, () => {
     test("opened on one thread, written on another, closed on a third: the write lands in that file", async () => {
@@ -69,34 +102,7 @@ for (const implementation of IMPLEMENTATIONS) {
     });
 
     test("stdio is no socket to the program: shutdown fails with ENOTSOCK and the parent's sockets keep working", async () => {
-      // A parent's spawn with stdio "pipe" hands the child socketpairs
-      // (POSIX); the test writes to stdin once the program has tried
-      // shutdown, send and recv on every stdio fd.
-      let socketStdio = null;
-      let wrote = false;
-      const r = await runProgram("fds", implementation, {
-        args: ["stdio-not-sockets"],
-        keepOpen: true,
-        after: "runner after\n",
-        onStdout: (text, child) => {
-          socketStdio ??=
-            process.platform === "win32" || [child.stdin, child.stdout].every((s) => fstatSync(s._handle.fd).isSocket());
-          if (!wrote && text.includes("tried\n")) {
-            wrote = true;
-            child.stdin.end("later\n");
-          }
-        },
-      });
-      assert.equal(socketStdio, true, "the child's stdio must be sockets for this test to mean anything");
-      assertPassed(r);
-      assert.match(
-        r.stdout,
-        /^ok stdio-type-not-socket\nok shutdown-enotsock\nok send-enotsock\nok recv-enotsock\ntried\n/m,
-        describeRun(r),
-      );
-      // Everything after the shutdown attempts reached the parent, both ways.
-      assert.ok(r.stdout.endsWith("tried\nok stdin-after\nread: later\ndone\nrunner after\n"), describeRun(r));
-      assert.equal(r.result.after, "written", describeRun(r));
+      await assertStdioNotSockets(implementation);
     });
 
     test("close(1) in the program leaves the host's fd 1 open", async () => {
@@ -107,6 +113,16 @@ for (const implementation of IMPLEMENTATIONS) {
     });
   });
 }
+
+// node:wasi per thread, the runner's fallback (Linux and macOS: Windows has
+// the C WASI or no runner WASI test): its stdio is no socket either, and
+// uvwasi's sock_shutdown on a host's socket never runs (it crashed the
+// process).
+describe("the node:wasi fallback", { skip: skip || (process.platform === "win32" && "the fallback is tested on POSIX") }, () => {
+  test("stdio is no socket to the program: shutdown fails with ENOTSOCK and the parent's sockets keep working", async () => {
+    await assertStdioNotSockets("native", { WASI_THREAD_POOL_NODE_WASI: "1" });
+  });
+});
 
 describe("the CLI", { skip }, () => {
   test("stdio is no socket to the program under wasi-thread-pool run: shutdown(1) fails with ENOTSOCK, stdout goes on", async () => {

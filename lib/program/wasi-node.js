@@ -21,7 +21,11 @@
 //   - poll_oneoff sleeps in Atomics.wait (uvwasi would block in C) and
 //     reports fd subscriptions ready at once;
 //   - thread-spawn parks a thread whose program has ended instead of
-//     starting another thread.
+//     starting another thread;
+//   - stdio is never a socket to the program, as in the C WASI: fds 0-2
+//     report no socket type or right, and sock_* on them answer ENOTSOCK
+//     without reaching uvwasi (whose sock_shutdown on a host's socket as
+//     stdio shuts it, or crashes the process).
 // The guest's memory import is linked under whatever name the guest uses.
 //
 // Limitation: each thread has its own WASI object, so its own table of open
@@ -58,6 +62,13 @@ const ERRNO_INVAL = 28;
 const ERRNO_IO = 29;
 const ERRNO_PIPE = 64;
 const ERRNO_NOTSUP = 58;
+const ERRNO_NOTSOCK = 57;
+
+const FILETYPE_UNKNOWN = 0;
+const FILETYPE_SOCKET_DGRAM = 5;
+const FILETYPE_SOCKET_STREAM = 6;
+const RIGHTS_SOCK_SHUTDOWN_ACCEPT = (1n << 28n) | (1n << 29n);
+const SDFLAGS_ALL = 3; // RD | WR
 
 const EVENTTYPE_CLOCK = 0;
 const CLOCKID_REALTIME = 0;
@@ -190,7 +201,45 @@ function createImports({ wasmModule, memory: givenMemory, program, threadSpawn }
     return ERRNO_SUCCESS;
   };
 
+  stdioNeverSockets(own, base, () => memory);
+
   return { imports: programImports({ preview1: own, program, threadSpawn, wasmModule, memory }), attachMemory };
+}
+
+const isStdio = (fd) => fd >>> 0 <= 2;
+
+// The program's stdio is its own stream, never a socket (see the top): the
+// type fdstat and filestat report for 0-2 is UNKNOWN where uvwasi says
+// socket, without the socket rights, and sock_* on 0-2 answer ENOTSOCK
+// (after their flags are checked, as the C WASI does).
+function stdioNeverSockets(own, base, getMemory) {
+  const unsocket = (view, at) => {
+    const type = view.getUint8(at);
+    if (type === FILETYPE_SOCKET_STREAM || type === FILETYPE_SOCKET_DGRAM) view.setUint8(at, FILETYPE_UNKNOWN);
+  };
+  own.fd_fdstat_get = (fd, at) => {
+    const err = base.fd_fdstat_get(fd, at);
+    if (err !== ERRNO_SUCCESS || !isStdio(fd)) return err;
+    const view = new DataView(getMemory().buffer);
+    unsocket(view, at);
+    view.setBigUint64(at + 8, view.getBigUint64(at + 8, true) & ~RIGHTS_SOCK_SHUTDOWN_ACCEPT, true);
+    return err;
+  };
+  own.fd_filestat_get = (fd, at) => {
+    const err = base.fd_filestat_get(fd, at);
+    if (err === ERRNO_SUCCESS && isStdio(fd)) unsocket(new DataView(getMemory().buffer), at + 16);
+    return err;
+  };
+  const notSocket = (name, badFlags) => {
+    own[name] = (fd, ...rest) => {
+      if (!isStdio(fd)) return base[name](fd, ...rest);
+      return badFlags(...rest) ? ERRNO_INVAL : ERRNO_NOTSOCK;
+    };
+  };
+  notSocket("sock_recv", (data, len, flags) => (flags & ~3) !== 0); // RECV_PEEK | RECV_WAITALL
+  notSocket("sock_send", (data, len, flags) => flags !== 0);
+  notSocket("sock_shutdown", (how) => (how & ~SDFLAGS_ALL) !== 0);
+  notSocket("sock_accept", (flags) => (flags & ~4) !== 0); // fdflags NONBLOCK
 }
 
 const FILE = "lib/program/wasi-node.js";
