@@ -80,14 +80,29 @@ test("direct host: 14,000 threads, the published bytes", async () => {
   assert.equal(r.spawned, 14000);
 });
 
+// Which spawn declines is forced: each worker runs one thread (reuse: false),
+// so with spawnWaitMs 0 the spawn after the first `workers` declines, on the
+// main thread (mode "") or in the coordinator (mode "nested": the coordinator
+// is spawn 1 of its wave). 2 workers: wave 0's third spawn; 4 workers: wave
+// 0 takes 3 of them, wave 1's second spawn declines.
 test("direct host: declines give 20 + wave on the main thread, 30 + wave in the coordinator", async () => {
-  const main = await runWaveDirect({ module, lanes: 4, workers: 2, spawnWaitMs: 0 });
-  assert.equal(main.status, 20);
-  assert.equal(main.errorMessage, "wave 0 declined spawn 3 of 3");
-  assert.equal(main.guest.spawned, 2);
-  assert.equal(main.guest.declined, 1);
-  const nested = await runWaveDirect({ module, lanes: 4, mode: "nested", workers: 2, spawnWaitMs: 0 });
-  assert.equal(nested.status, 30);
-  assert.equal(nested.errorMessage, "wave 0 nested thread declined spawn 3 of 3");
-  assert.equal(nested.output, null);
+  const declines = [
+    { mode: "", workers: 2, status: 20, message: "wave 0 declined spawn 3 of 3" },
+    { mode: "", workers: 4, status: 21, message: "wave 1 declined spawn 2 of 3" },
+    { mode: "nested", workers: 2, status: 30, message: "wave 0 nested thread declined spawn 3 of 3" },
+    { mode: "nested", workers: 4, status: 31, message: "wave 1 nested thread declined spawn 2 of 3" },
+  ];
+  for (const { mode, workers, status, message } of declines) {
+    const what = `mode ${mode || '""'}, ${workers} workers`;
+    const r = await runWaveDirect({ module, lanes: 4, mode, waves: 2, workers, spawnWaitMs: 0, reuse: false });
+    assert.equal(r.status, status, what);
+    assert.equal(r.errorCode, "thread-spawn-declined", what);
+    assert.equal(r.errorMessage, message, what);
+    assert.equal(r.output, null, what);
+    // One thread per worker, then the one decline: the host's counts and the guest's.
+    assert.equal(r.spawned, workers, what);
+    assert.equal(r.declined, 1, what);
+    assert.equal(r.guest.spawned, workers, what);
+    assert.equal(r.guest.declined, 1, what);
+  }
 });

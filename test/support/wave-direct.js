@@ -5,8 +5,12 @@
 // It proves the guest itself (docs/guest.md); the package is tested through
 // wave-harness.js.
 //
-//   runWaveDirect({module, lanes, mode, waves, rounds, workers, spawnWaitMs})
+//   runWaveDirect({module, lanes, mode, waves, rounds, workers, spawnWaitMs, reuse})
 //     -> {status, output, errorCode, errorMessage, guest, spawned, declined}
+//
+// reuse: false makes each worker run one thread and stay busy until the run
+// ends, so the spawns that find a worker are exactly the first `workers` of
+// the run (with spawnWaitMs 0 the next one declines), whatever the timing.
 
 import { Worker } from "node:worker_threads";
 
@@ -49,7 +53,7 @@ function makeSpawn(ctl, workers, spawnWaitMs) {
 const workerSource = `
 const { workerData } = require("node:worker_threads");
 ${spawnSource}
-const { module, memory, ctl, index, workers, spawnWaitMs } = workerData;
+const { module, memory, ctl, index, workers, spawnWaitMs, reuse } = workerData;
 const spawn = makeSpawn(ctl, workers, spawnWaitMs);
 const imports = {
   env: { memory },
@@ -65,6 +69,11 @@ for (;;) {
   const tid = Atomics.load(ctl, 0) - 1; // informational only
   const instance = new WebAssembly.Instance(module, imports);
   instance.exports.wasi_thread_start(tid, Atomics.load(ctl, word + 1));
+  if (!reuse) {
+    // Busy (RUNNING) until the owner stores EXIT: no spawn claims it again.
+    while (Atomics.load(ctl, word) !== ${EXIT}) Atomics.wait(ctl, word, ${RUNNING});
+    break;
+  }
   // CAS: the owner may have stored EXIT while the thread's joiner returned.
   if (Atomics.compareExchange(ctl, word, ${RUNNING}, ${IDLE}) !== ${RUNNING}) break;
   Atomics.add(ctl, 1, 1);
@@ -91,6 +100,7 @@ export async function runWaveDirect({
   rounds,
   workers = lanes,
   spawnWaitMs = 5000,
+  reuse = true,
   beforeRun = null, // (memory, control) => void: a debugging hook
 }) {
   const memory = new WebAssembly.Memory(GUEST_MEMORY);
@@ -100,7 +110,7 @@ export async function runWaveDirect({
   for (let index = 0; index < workers; index++) {
     const worker = new Worker(workerSource, {
       eval: true,
-      workerData: { module, memory, ctl, index, workers, spawnWaitMs },
+      workerData: { module, memory, ctl, index, workers, spawnWaitMs, reuse },
     });
     threads.push(
       new Promise((resolve, reject) => {
