@@ -67,6 +67,16 @@ async function pageRun(config) {
   }
   let stdin = config.stdin;
   if (stdin === "never-ending stream") stdin = new ReadableStream({ pull: () => new Promise(() => {}) });
+  if (config.lateStdin) {
+    const { text, delayMs } = config.lateStdin;
+    stdin = new ReadableStream({
+      start: (controller) =>
+        setTimeout(() => {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        }, delayMs),
+    });
+  }
   const started = performance.now();
   let exitCode;
   try {
@@ -128,10 +138,61 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
     });
   }
 
+  // This WASI has no symbolic links (path_symlink is ENOTSUP): the checks
+  // that make or read one are the only FAIL lines allowed.
+  const NO_SYMLINKS = [
+    "readdir",
+    "symlink",
+    "readlink",
+    "readlink-short-buffer",
+    "creat-excl-through-dangling-symlink",
+    "unlink-symlink",
+    "symlink-absolute-eperm",
+    "symlink-relative-made",
+  ];
+  function assertOnlySymlinkFailures(r) {
+    const failed = [...r.stdout.matchAll(/^FAIL ([^:]+):/gm)].map((m) => m[1]);
+    assert.deepEqual(
+      failed.filter((name) => !NO_SYMLINKS.includes(name)),
+      [],
+      describeRun(r),
+    );
+    assert.match(r.stdout, /^done/m, describeRun(r));
+  }
+
+  test("the C WASI's own checks (basics.wasm, every case): the same answers but for symbolic links", async () => {
+    const cases = ["env", "clocks", "file", "readdir", "seek", "filestat", "errors", "fdstat", "dirfd", "links"];
+    const more = ["renames", "times", "stdio", "dangling", "allocate", "more", "preopen"];
+    const r = await run("/wasi-programs/basics.wasm", ["basics", ...cases, ...more]);
+    assertOnlySymlinkFailures(r);
+    assert.match(r.stdout, /^ok read-unlinked$/m, describeRun(r));
+    assert.match(r.stdout, /^ok create-in-removed-dir$/m, describeRun(r));
+  });
+
+  test("rights as the C WASI gives them (rights.wasm rights, append)", async () => {
+    assertOnlySymlinkFailures(await run("/wasi-programs/rights.wasm", ["rights", "rights"]));
+    assertPassed(await run("/wasi-programs/rights.wasm", ["rights", "append"]));
+    const tty = await run("/wasi-programs/rights.wasm", ["rights", "isatty"]);
+    assert.match(tty.stdout, /^isatty 0 0 0$/m, describeRun(tty));
+  });
+
   test("proc_exit on a thread while the main thread blocks reading stdin ends the run with that code", async () => {
     const r = await run("/wasi-programs/process.wasm", ["process", "exit-from-thread", "7"], { stdin: "never-ending stream" });
     assert.equal(r.exitCode, 7, describeRun(r));
     assert.equal(r.stdout, "exiting from a thread\n", describeRun(r));
+  });
+
+  test("poll_oneoff on stdin and a 1 s clock: the clock when no input comes, stdin when it is there", async () => {
+    const late = await run("/wasi-programs/blocking.wasm", ["blocking", "poll-stdin"], {
+      lateStdin: { text: "hello\n", delayMs: 2500 },
+    });
+    assert.equal(late.exitCode, 0, describeRun(late));
+    assert.match(late.stdout, /^event clock errno 0 after \d+ ms\nreading\nread 6: hello\n$/, describeRun(late));
+    const waited = Number(/after (\d+) ms/.exec(late.stdout)[1]);
+    assert.ok(waited >= 990, `the clock came after ${waited} ms`);
+    const ready = await run("/wasi-programs/blocking.wasm", ["blocking", "poll-stdin"], { stdin: "ready\n" });
+    assert.equal(ready.exitCode, 0, describeRun(ready));
+    assert.match(ready.stdout, /^event stdin errno 0 after \d+ ms\nreading\nread 6: ready\n$/, describeRun(ready));
   });
 
   test("a trap on a thread gives 134 and says which thread and what trap on stderr", async () => {

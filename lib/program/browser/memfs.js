@@ -27,17 +27,21 @@ export const E = {
 export const PATH_MAX = 4096;
 
 let nextIno = 1;
-const nowNs = () => BigInt(Date.now()) * 1000000n;
+export const nowNs = () => BigInt(Date.now()) * 1000000n;
 
 export class MemFile {
-  constructor(data) {
+  // original: the page's value for this file (a string, an ArrayBuffer or a
+  // view), given back as it was while the file is unchanged.
+  constructor(data, original = null) {
     this.ino = nextIno++;
+    this.original = original;
     this.data = data;
     this.size = data.length;
     // The page's own array until the first change: copied then, so that the
     // page's bytes change only by writeBack.
     this.owned = false;
-    this.mtime = nowNs();
+    this.nlink = 0; // directory entries naming it (path_link adds one)
+    this.atime = this.mtime = nowNs();
   }
 
   bytes() {
@@ -84,7 +88,9 @@ export class MemDir {
     this.entries = new Map();
     this.source = source; // the page's object, or null for a new directory
     this.parent = parent;
-    this.mtime = nowNs();
+    this.removed = false; // path_remove_directory took it out of its parent
+    this.nlink = 1;
+    this.atime = this.mtime = nowNs();
   }
 }
 
@@ -115,22 +121,26 @@ export function readTree(source, where, parent = null, seen = new Set()) {
       throw new TypeError(`preopens: ${where} has an entry named ${JSON.stringify(name)}, which no file can be named.`);
     }
     const path = `${where}/${name}`;
-    dir.entries.set(name, isDirectoryObject(value) ? readTree(value, path, dir, seen) : new MemFile(fileBytes(value, path)));
+    const node = isDirectoryObject(value) ? readTree(value, path, dir, seen) : new MemFile(fileBytes(value, path), value);
+    if (node instanceof MemFile) node.nlink = 1;
+    dir.entries.set(name, node);
   }
   seen.delete(source);
   return dir;
 }
 
 // Writes the tree back into the page's objects: every directory's object
-// gets exactly its entries (files as Uint8Arrays of their size, new
-// directories as new plain objects).
+// gets exactly its entries (a file the program changed or made as a
+// Uint8Array of its size, one it left alone as the page gave it, a new
+// directory as a new plain object).
 export function writeBack(dir) {
   dir.source ??= {};
   const source = dir.source;
   for (const name of Object.keys(source)) if (!dir.entries.has(name)) delete source[name];
   for (const [name, node] of dir.entries) {
     if (node instanceof MemDir) source[name] = writeBack(node);
-    else if (source[name] !== node.data || node.owned) source[name] = node.bytes();
+    else if (node.owned || node.original === null) source[name] = node.bytes();
+    else if (source[name] !== node.original) source[name] = node.original;
   }
   return source;
 }
@@ -140,15 +150,18 @@ export function writeBack(dir) {
 // and name ("." for the directory itself), or {errno}. An absolute path or a
 // ".." above `root` is an escape: EPERM, as the C WASI's sandbox says.
 export function resolveAt(root, path) {
-  if (path.length === 0) return { errno: E.NOENT };
+  if (path.length === 0 || root.removed) return { errno: E.NOENT };
   if (path.startsWith("/")) return { errno: E.PERM };
   const parts = path.split("/");
   const trailingSlash = parts.length > 1 && parts[parts.length - 1] === "";
-  const names = parts.filter((p) => p !== "" && p !== ".");
+  // Empty components (repeated slashes) are nothing; "." is kept, so that
+  // "file/." is ENOTDIR as on POSIX.
+  const names = parts.filter((p) => p !== "");
   let dir = root;
   let depth = 0; // how far below root
   for (let i = 0; i < names.length - 1; i++) {
     const name = names[i];
+    if (name === ".") continue;
     if (name === "..") {
       if (depth === 0) return { errno: E.PERM };
       dir = dir.parent;

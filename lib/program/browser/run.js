@@ -161,18 +161,21 @@ async function serve(channel, wasi, stopped) {
       if (Atomics.compareExchange(words, base + S_STATE, SLOT_REQUEST, SLOT_BUSY) !== SLOT_REQUEST) continue;
       const first = argIndex(slot);
       const name = CALLS[words[base + S_CALL]];
+      const failed = (error) => {
+        console.error(`wasi-thread-pool: ${name} failed:`, error);
+        return ERRNO_IO;
+      };
       let result;
       try {
         result = wasi.call(name, Array.from(args.subarray(first, first + ARG_COUNT)));
       } catch (error) {
-        console.error(`wasi-thread-pool: ${name} failed:`, error);
-        result = ERRNO_IO;
+        result = failed(error);
       }
       if (typeof result === "number") answer(slot, result);
       else
         result.then(
           (errno) => answer(slot, errno),
-          () => answer(slot, ERRNO_IO),
+          (error) => answer(slot, failed(error)),
         );
     }
     const waited = Atomics.waitAsync(words, H_DOORBELL, seen);

@@ -28,11 +28,15 @@ export function checkOutput(output, name) {
   throw new TypeError(`options.${name} must be a function (called with each write's bytes) or a WritableStream.`);
 }
 
-// {read(max) -> Uint8Array | Promise<Uint8Array> (empty at the end), close()}
+// {read(max) -> Uint8Array | Promise<Uint8Array> (empty at the end),
+//  ready() -> boolean (a read would not wait), whenReady() -> Promise,
+//  close()}
 export function createStdin(stdin) {
   const pending = [];
   let ended = true;
   let reader = null;
+  // The one read of the stream under way, shared by every waiter.
+  let filling = null;
   if (stdin !== undefined && stdin !== null) {
     if (typeof ReadableStream === "function" && stdin instanceof ReadableStream) {
       reader = stdin.getReader();
@@ -49,19 +53,35 @@ export function createStdin(stdin) {
     else pending[0] = chunk.subarray(n);
     return chunk.subarray(0, n);
   }
-  async function wait(max) {
-    while (pending.length === 0 && !ended) {
-      const { value, done } = await reader.read();
-      if (done) ended = true;
-      else if (value !== undefined) {
-        const bytes = toBytes(value);
-        if (bytes.length > 0) pending.push(bytes);
-      }
-    }
-    return pending.length > 0 ? take(max) : new Uint8Array(0);
+  const ready = () => pending.length > 0 || ended;
+  function fill() {
+    filling ??= reader.read().then(
+      ({ value, done }) => {
+        filling = null;
+        if (done) ended = true;
+        else if (value !== undefined) {
+          const bytes = toBytes(value);
+          if (bytes.length > 0) pending.push(bytes);
+        }
+      },
+      () => {
+        filling = null;
+        ended = true; // a failed or released stream ends the input
+      },
+    );
+    return filling;
+  }
+  async function whenReady() {
+    while (!ready()) await fill();
   }
   return {
-    read: (max) => (pending.length > 0 ? take(max) : ended ? new Uint8Array(0) : wait(max)),
+    ready,
+    whenReady,
+    read(max) {
+      if (pending.length > 0) return take(max);
+      if (ended) return new Uint8Array(0);
+      return whenReady().then(() => (pending.length > 0 ? take(max) : new Uint8Array(0)));
+    },
     // The stream stays the page's: its lock is released (a read still
     // waiting is rejected, and forgotten).
     close() {

@@ -8,19 +8,22 @@
 // returns an errno, or a promise of one when it must wait for the page
 // (stdin, a WritableStream, a sleep). Browser-safe.
 
-import { E, MemDir, MemFile, PATH_MAX, nodeAt, resolveAt } from "./memfs.js";
+import { E, MemDir, MemFile, PATH_MAX, nodeAt, nowNs, resolveAt } from "./memfs.js";
 
 const ERRNO = {
   ...E,
   AGAIN: 6,
+  MFILE: 33,
   NOSYS: 52,
+  NOTSOCK: 57,
   NOTSUP: 58,
   OVERFLOW: 61,
   SPIPE: 70,
   IO: 29,
 };
 
-const FILETYPE_CHARACTER_DEVICE = 2;
+// stdio is never a terminal here: the C WASI's type for a pipe.
+const FILETYPE_UNKNOWN = 0;
 const FILETYPE_DIRECTORY = 3;
 const FILETYPE_REGULAR_FILE = 4;
 
@@ -43,13 +46,18 @@ const RIGHT = {
   FD_ALLOCATE: R(8),
   PATH_CREATE_DIRECTORY: R(9),
   PATH_CREATE_FILE: R(10),
+  PATH_LINK_SOURCE: R(11),
+  PATH_LINK_TARGET: R(12),
   PATH_OPEN: R(13),
   FD_READDIR: R(14),
   PATH_RENAME_SOURCE: R(16),
   PATH_RENAME_TARGET: R(17),
   PATH_FILESTAT_GET: R(18),
+  PATH_FILESTAT_SET_SIZE: R(19),
+  PATH_FILESTAT_SET_TIMES: R(20),
   FD_FILESTAT_GET: R(21),
   FD_FILESTAT_SET_SIZE: R(22),
+  FD_FILESTAT_SET_TIMES: R(23),
   PATH_REMOVE_DIRECTORY: R(25),
   PATH_UNLINK_FILE: R(26),
   POLL_FD_READWRITE: R(27),
@@ -78,6 +86,9 @@ const DIR_RIGHTS =
   R(24) |
   R(25) |
   R(26);
+// What makes an opened file readable or writable (the C WASI's open_flags).
+const READ_RIGHTS = RIGHT.FD_READ | RIGHT.FD_READDIR;
+const WRITE_RIGHTS = RIGHT.FD_DATASYNC | RIGHT.FD_WRITE | RIGHT.FD_ALLOCATE | RIGHT.FD_FILESTAT_SET_SIZE;
 const STDIN_RIGHTS = RIGHT.FD_READ | RIGHT.FD_FDSTAT_SET_FLAGS | RIGHT.FD_FILESTAT_GET | RIGHT.POLL_FD_READWRITE;
 const STDOUT_RIGHTS = RIGHT.FD_WRITE | RIGHT.FD_FDSTAT_SET_FLAGS | RIGHT.FD_FILESTAT_GET | RIGHT.POLL_FD_READWRITE;
 
@@ -134,7 +145,28 @@ class Guest {
 function filetypeOf(entry) {
   if (entry.kind === "dir") return FILETYPE_DIRECTORY;
   if (entry.kind === "file") return FILETYPE_REGULAR_FILE;
-  return FILETYPE_CHARACTER_DEVICE;
+  return FILETYPE_UNKNOWN;
+}
+
+const FSTFLAGS_ATIM = 1;
+const FSTFLAGS_ATIM_NOW = 2;
+const FSTFLAGS_MTIM = 4;
+const FSTFLAGS_MTIM_NOW = 8;
+
+// fd_filestat_set_times / path_filestat_set_times on a node (null: stdio,
+// which keeps no times): EINVAL for a time both given and "now".
+function setTimes(node, atim, mtim, fstflags) {
+  const flags = u32(fstflags);
+  if ((flags & FSTFLAGS_ATIM && flags & FSTFLAGS_ATIM_NOW) || (flags & FSTFLAGS_MTIM && flags & FSTFLAGS_MTIM_NOW)) {
+    return E.INVAL;
+  }
+  if (node === null) return E.SUCCESS;
+  const now = nowNs();
+  if (flags & FSTFLAGS_ATIM) node.atime = u64(atim);
+  if (flags & FSTFLAGS_ATIM_NOW) node.atime = now;
+  if (flags & FSTFLAGS_MTIM) node.mtime = u64(mtim);
+  if (flags & FSTFLAGS_MTIM_NOW) node.mtime = now;
+  return E.SUCCESS;
 }
 
 function nodeFiletype(node) {
@@ -145,12 +177,11 @@ function writeFilestat(g, ptr, node, filetype) {
   g.u8.fill(0, ptr, ptr + 64);
   g.view.setBigUint64(ptr + 8, BigInt(node?.ino ?? 0), true);
   g.view.setUint8(ptr + 16, filetype);
-  g.view.setBigUint64(ptr + 24, 1n, true);
+  g.view.setBigUint64(ptr + 24, BigInt(node?.nlink ?? 1), true);
   g.view.setBigUint64(ptr + 32, BigInt(node instanceof MemFile ? node.size : 0), true);
-  const time = node?.mtime ?? 0n;
-  g.view.setBigUint64(ptr + 40, time, true);
-  g.view.setBigUint64(ptr + 48, time, true);
-  g.view.setBigUint64(ptr + 56, time, true);
+  g.view.setBigUint64(ptr + 40, node?.atime ?? 0n, true);
+  g.view.setBigUint64(ptr + 48, node?.mtime ?? 0n, true);
+  g.view.setBigUint64(ptr + 56, node?.mtime ?? 0n, true);
 }
 
 // createProgramWasi({memory, args, env, preopens: [[guestPath, MemDir]],
@@ -185,6 +216,12 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
     if (!entry) return ERRNO.BADF;
     if ((entry.rightsBase & rights) !== rights) return ERRNO.NOTCAPABLE;
     return entry;
+  }
+  // take() for the data calls: a directory is EISDIR whatever its rights.
+  function takeData(fd, rights) {
+    const entry = entryOf(fd);
+    if (entry?.kind === "dir") return ERRNO.ISDIR;
+    return take(fd, rights);
   }
   function freeFd() {
     for (let i = 3; i < MAX_FDS; i++) if (!fds[i]) return i;
@@ -269,6 +306,7 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
   }
 
   function readFile(entry, iovsPtr, iovsLen, nreadPtr, at) {
+    if (!entry.readable) return ERRNO.BADF;
     const g = new Guest(memory);
     const iovs = g.iovecs(iovsPtr, iovsLen);
     if (iovs === null || !g.ok(nreadPtr, 4)) return ERRNO.FAULT;
@@ -290,6 +328,7 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       const done = () => setU32(nwrittenPtr, data.length);
       return pending && typeof pending.then === "function" ? pending.then(done, () => ERRNO.IO) : done();
     }
+    if (!entry.writable) return ERRNO.BADF;
     const file = entry.node;
     let position = at;
     if (position === undefined) position = entry.flags & FDFLAGS_APPEND ? file.size : entry.pos;
@@ -298,6 +337,22 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
     if (at === undefined) entry.pos = position + data.length;
     g.view.setUint32(nwrittenPtr, data.length, true);
     return ERRNO.SUCCESS;
+  }
+
+  // fd_seek needs FD_SEEK, except a seek by 0 from the current position,
+  // which only tells (FD_TELL); a directory is EBADF, a stream ESPIPE (the
+  // C WASI's order).
+  function seek(fd, delta, whence, resultPtr) {
+    const entry = entryOf(fd);
+    if (!entry || entry.kind === "dir") return ERRNO.BADF;
+    if (entry.kind !== "file") return ERRNO.SPIPE;
+    const needed = whence === 1 && delta === 0n ? RIGHT.FD_TELL : RIGHT.FD_SEEK;
+    if ((entry.rightsBase & needed) === 0n) return ERRNO.NOTCAPABLE;
+    const base = whence === 0 ? 0n : whence === 1 ? BigInt(entry.pos) : BigInt(entry.node.size);
+    const target = base + delta;
+    if (target < 0n || target > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
+    entry.pos = Number(target);
+    return setU64(resultPtr, target);
   }
 
   // The resolution of (fd, path) for a path call, or an errno.
@@ -322,9 +377,10 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
     fd_allocate(fd, offset, len) {
       const entry = take(fd, RIGHT.FD_ALLOCATE);
       if (typeof entry === "number") return entry;
-      if (entry.kind !== "file") return ERRNO.BADF;
-      const end = Number(u64(offset) + u64(len));
-      if (end > entry.node.size) entry.node.truncate(end);
+      if (entry.kind !== "file" || !entry.writable) return ERRNO.BADF;
+      const end = u64(offset) + u64(len);
+      if (end > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
+      if (Number(end) > entry.node.size) entry.node.truncate(Number(end));
       return ERRNO.SUCCESS;
     },
     fd_close(fd) {
@@ -371,45 +427,48 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       writeFilestat(g, u32(ptr), entry.node ?? null, filetypeOf(entry));
       return ERRNO.SUCCESS;
     },
+    // No right asked, as the C WASI's: a directory or a descriptor not open
+    // for writing is EBADF.
     fd_filestat_set_size(fd, size) {
-      const entry = take(fd, RIGHT.FD_FILESTAT_SET_SIZE);
-      if (typeof entry === "number") return entry;
+      const entry = entryOf(fd);
+      if (!entry || entry.kind === "dir") return ERRNO.BADF;
       if (entry.kind !== "file") return ERRNO.INVAL;
+      if (!entry.writable) return ERRNO.BADF;
       const n = u64(size);
       if (n > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
       entry.node.truncate(Number(n));
       return ERRNO.SUCCESS;
     },
-    fd_filestat_set_times: (fd) => (entryOf(fd) ? ERRNO.SUCCESS : ERRNO.BADF),
-    fd_pread(fd, iovs, iovsLen, offset, nread) {
-      const entry = take(fd, RIGHT.FD_READ | RIGHT.FD_SEEK);
+    fd_filestat_set_times(fd, atim, mtim, fstflags) {
+      const entry = take(fd, RIGHT.FD_FILESTAT_SET_TIMES);
       if (typeof entry === "number") return entry;
-      if (entry.kind === "dir") return ERRNO.ISDIR;
+      return setTimes(entry.node ?? null, atim, mtim, fstflags);
+    },
+    fd_pread(fd, iovs, iovsLen, offset, nread) {
+      const entry = takeData(fd, RIGHT.FD_READ | RIGHT.FD_SEEK);
+      if (typeof entry === "number") return entry;
       if (entry.kind !== "file") return ERRNO.SPIPE;
       const at = u64(offset);
       if (at > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
       return readFile(entry, u32(iovs), u32(iovsLen), u32(nread), Number(at));
     },
     fd_pwrite(fd, iovs, iovsLen, offset, nwritten) {
-      const entry = take(fd, RIGHT.FD_WRITE | RIGHT.FD_SEEK);
+      const entry = takeData(fd, RIGHT.FD_WRITE | RIGHT.FD_SEEK);
       if (typeof entry === "number") return entry;
-      if (entry.kind === "dir") return ERRNO.ISDIR;
       if (entry.kind !== "file") return ERRNO.SPIPE;
       const at = u64(offset);
       if (at > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
       return writeFile(entry, u32(iovs), u32(iovsLen), u32(nwritten), Number(at));
     },
     fd_read(fd, iovs, iovsLen, nread) {
-      const entry = take(fd, RIGHT.FD_READ);
+      const entry = takeData(fd, RIGHT.FD_READ);
       if (typeof entry === "number") return entry;
-      if (entry.kind === "dir") return ERRNO.ISDIR;
       if (entry.kind === "stdin") return readStdin(u32(iovs), u32(iovsLen), u32(nread));
       return readFile(entry, u32(iovs), u32(iovsLen), u32(nread));
     },
     fd_write(fd, iovs, iovsLen, nwritten) {
-      const entry = take(fd, RIGHT.FD_WRITE);
+      const entry = takeData(fd, RIGHT.FD_WRITE);
       if (typeof entry === "number") return entry;
-      if (entry.kind === "dir") return ERRNO.ISDIR;
       return writeFile(entry, u32(iovs), u32(iovsLen), u32(nwritten));
     },
     fd_prestat_get(fd, ptr) {
@@ -469,26 +528,13 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       return ERRNO.SUCCESS;
     },
     fd_seek(fd, offset, whence, newOffset) {
-      const entry = take(fd, 0n);
-      if (typeof entry === "number") return entry;
-      if (entry.kind !== "file") return entry.kind === "dir" ? ERRNO.BADF : ERRNO.SPIPE;
-      const delta = BigInt.asIntN(64, offset);
-      const w = u32(whence);
-      if (w > 2) return ERRNO.INVAL;
-      const needed = w === 1 && delta === 0n ? RIGHT.FD_TELL : RIGHT.FD_SEEK;
-      if ((entry.rightsBase & needed) === 0n) return ERRNO.NOTCAPABLE;
-      const base = w === 0 ? 0n : w === 1 ? BigInt(entry.pos) : BigInt(entry.node.size);
-      const target = base + delta;
-      if (target < 0n || target > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
-      const result = setU64(u32(newOffset), target);
-      if (result === ERRNO.SUCCESS) entry.pos = Number(target);
-      return result;
+      if (!new Guest(memory).ok(u32(newOffset), 8)) return ERRNO.FAULT;
+      if (u64(whence) > 2n) return ERRNO.INVAL;
+      return seek(fd, BigInt.asIntN(64, offset), u32(whence), u32(newOffset));
     },
     fd_tell(fd, ptr) {
-      const entry = take(fd, RIGHT.FD_TELL);
-      if (typeof entry === "number") return entry;
-      if (entry.kind !== "file") return entry.kind === "dir" ? ERRNO.BADF : ERRNO.SPIPE;
-      return setU64(u32(ptr), BigInt(entry.pos));
+      if (!new Guest(memory).ok(u32(ptr), 8)) return ERRNO.FAULT;
+      return seek(fd, 0n, 1, u32(ptr));
     },
 
     path_create_directory(fd, path, len) {
@@ -509,42 +555,57 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       writeFilestat(g, u32(ptr), node, nodeFiletype(node));
       return ERRNO.SUCCESS;
     },
-    path_filestat_set_times(fd, _flags, path, len) {
-      const at = resolvePath(fd, u32(path), u32(len), 0n);
+    path_filestat_set_times(fd, _flags, path, len, atim, mtim, fstflags) {
+      const at = resolvePath(fd, u32(path), u32(len), RIGHT.PATH_FILESTAT_SET_TIMES);
       if (typeof at === "number") return at;
-      return nodeAt(at) ? ERRNO.SUCCESS : ERRNO.NOENT;
+      const node = nodeAt(at);
+      return node ? setTimes(node, atim, mtim, fstflags) : ERRNO.NOENT;
     },
+    // As the C WASI's: the directory holds PATH_OPEN and what the oflags
+    // do; the fd gets what it asked within the directory's inheriting
+    // rights and its kind; its access mode (readable, writable) comes from
+    // the rights asked, and a read or write outside it is EBADF, as the
+    // host's would be.
     path_open(fd, _dirflags, path, len, oflags, rightsBase, rightsInheriting, fdflags, fdOut) {
-      const dirEntry = entryOf(fd);
-      const at = resolvePath(fd, u32(path), u32(len), RIGHT.PATH_OPEN);
-      if (typeof at === "number") return at;
-      const o = u32(oflags);
       const g = new Guest(memory);
       if (!g.ok(u32(fdOut), 4)) return ERRNO.FAULT;
+      const o = u32(oflags);
+      const flags = u32(fdflags);
+      if (o & ~0xf || flags & ~0x1f) return ERRNO.INVAL;
+      if (o & OFLAGS_DIRECTORY && o & (OFLAGS_CREAT | OFLAGS_EXCL | OFLAGS_TRUNC)) return ERRNO.INVAL;
+      const needed =
+        RIGHT.PATH_OPEN |
+        (o & OFLAGS_CREAT ? RIGHT.PATH_CREATE_FILE : 0n) |
+        (o & OFLAGS_TRUNC ? RIGHT.PATH_FILESTAT_SET_SIZE : 0n);
+      const at = resolvePath(fd, u32(path), u32(len), needed);
+      if (typeof at === "number") return at;
+      const granted = entryOf(fd).rightsInheriting;
+      const asked = u64(rightsBase) & granted;
+      const readable = (asked & READ_RIGHTS) !== 0n;
+      const writable = (asked & WRITE_RIGHTS) !== 0n || (flags & FDFLAGS_APPEND) !== 0 || (o & OFLAGS_TRUNC) !== 0;
       let node = nodeAt(at);
       if (node && o & OFLAGS_CREAT && o & OFLAGS_EXCL) return ERRNO.EXIST;
       if (!node) {
         if (!(o & OFLAGS_CREAT)) return ERRNO.NOENT;
-        if (o & OFLAGS_DIRECTORY || at.trailingSlash) return ERRNO.ISDIR;
-        if ((dirEntry.rightsBase & RIGHT.PATH_CREATE_FILE) === 0n) return ERRNO.NOTCAPABLE;
+        if (at.trailingSlash || at.name === ".") return ERRNO.ISDIR;
         node = new MemFile(new Uint8Array(0));
+        node.nlink = 1;
         at.dir.entries.set(at.name, node);
       }
       const isDir = node instanceof MemDir;
       if ((o & OFLAGS_DIRECTORY || at.trailingSlash) && !isDir) return ERRNO.NOTDIR;
-      const granted = dirEntry.rightsInheriting;
-      const base = u64(rightsBase) & granted & (isDir ? DIR_RIGHTS : FILE_RIGHTS);
-      if (isDir && (base & RIGHT.FD_WRITE) !== 0n) return ERRNO.ISDIR;
-      if (isDir && o & OFLAGS_TRUNC) return ERRNO.ISDIR;
+      if (isDir && (asked & WRITE_RIGHTS) !== 0n) return ERRNO.ISDIR;
       const slot = freeFd();
-      if (slot < 0) return 33; // EMFILE
+      if (slot < 0) return ERRNO.MFILE;
       if (o & OFLAGS_TRUNC) node.truncate(0);
       fds[slot] = {
         kind: isDir ? "dir" : "file",
         node,
         pos: 0,
-        flags: u32(fdflags) & 0xffff,
-        rightsBase: base,
+        flags: flags & 0xffff,
+        readable,
+        writable,
+        rightsBase: asked & (isDir ? DIR_RIGHTS : FILE_RIGHTS),
         rightsInheriting: u64(rightsInheriting) & granted,
       };
       g.view.setUint32(u32(fdOut), slot, true);
@@ -564,6 +625,7 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       if (!(node instanceof MemDir)) return ERRNO.NOTDIR;
       if (node.entries.size > 0) return ERRNO.NOTEMPTY;
       at.dir.entries.delete(at.name);
+      node.removed = true;
       return ERRNO.SUCCESS;
     },
     path_unlink_file(fd, path, len) {
@@ -574,6 +636,7 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       if (node instanceof MemDir) return ERRNO.ISDIR;
       if (at.trailingSlash) return ERRNO.NOTDIR;
       at.dir.entries.delete(at.name);
+      node.nlink--;
       return ERRNO.SUCCESS;
     },
     path_rename(fd, oldPath, oldLen, newFd, newPath, newLen) {
@@ -590,24 +653,42 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
         for (let d = to.dir; d; d = d.parent) if (d === node) return ERRNO.INVAL; // into itself
         if (target && !(target instanceof MemDir)) return ERRNO.NOTDIR;
         if (target && target.entries.size > 0) return ERRNO.NOTEMPTY;
+        if (target) target.removed = true;
         node.parent = to.dir;
       } else {
         if (target instanceof MemDir) return ERRNO.ISDIR;
         if (from.trailingSlash || to.trailingSlash) return ERRNO.NOTDIR;
+        if (target) target.nlink--;
       }
       from.dir.entries.delete(from.name);
       to.dir.entries.set(to.name, node);
       return ERRNO.SUCCESS;
     },
-    path_link: () => ERRNO.NOTSUP,
+    // A hard link: the same file under a second name (directories cannot be linked).
+    path_link(oldFd, _flags, oldPath, oldLen, newFd, newPath, newLen) {
+      const from = resolvePath(oldFd, u32(oldPath), u32(oldLen), RIGHT.PATH_LINK_SOURCE);
+      if (typeof from === "number") return from;
+      const to = resolvePath(newFd, u32(newPath), u32(newLen), RIGHT.PATH_LINK_TARGET);
+      if (typeof to === "number") return to;
+      const node = nodeAt(from);
+      if (!node) return ERRNO.NOENT;
+      if (node instanceof MemDir) return ERRNO.PERM;
+      if (from.trailingSlash) return ERRNO.NOTDIR;
+      if (to.name === "." || to.dir.entries.has(to.name)) return ERRNO.EXIST;
+      to.dir.entries.set(to.name, node);
+      node.nlink++;
+      return ERRNO.SUCCESS;
+    },
     path_symlink: () => ERRNO.NOTSUP,
 
-    poll_oneoff: (inPtr, outPtr, count, neventsPtr) => pollOneoff(memory, u32(inPtr), u32(outPtr), u32(count), u32(neventsPtr)),
+    poll_oneoff: (inPtr, outPtr, count, neventsPtr) =>
+      pollOneoff(memory, stdin, entryOf, u32(inPtr), u32(outPtr), u32(count), u32(neventsPtr)),
     proc_raise: () => ERRNO.NOSYS,
-    sock_accept: () => ERRNO.NOTSUP,
-    sock_recv: () => ERRNO.NOTSUP,
-    sock_send: () => ERRNO.NOTSUP,
-    sock_shutdown: () => ERRNO.NOTSUP,
+    // No descriptor here is a socket.
+    sock_accept: (fd) => (entryOf(fd) ? ERRNO.NOTSOCK : ERRNO.BADF),
+    sock_recv: (fd) => (entryOf(fd) ? ERRNO.NOTSOCK : ERRNO.BADF),
+    sock_send: (fd) => (entryOf(fd) ? ERRNO.NOTSOCK : ERRNO.BADF),
+    sock_shutdown: (fd) => (entryOf(fd) ? ERRNO.NOTSOCK : ERRNO.BADF),
   };
 
   return {
@@ -618,28 +699,47 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
   };
 }
 
-// poll_oneoff: fd subscriptions are ready at once (files and the page's
-// streams never make a thread wait here; a read then waits in fd_read);
-// with none, the earliest clock subscription is slept on the page's timers.
-function pollOneoff(memory, inPtr, outPtr, count, neventsPtr) {
+const EVENTTYPE_CLOCK = 0;
+const EVENTTYPE_FD_READ = 1;
+
+// A subscription's deadline in performance.now() milliseconds (clocks), its
+// fd (fd_read, fd_write), or an error for its event.
+function readSubscription(g, p, entryOf) {
+  const sub = { userdata: g.view.getBigUint64(p, true), tag: g.view.getUint8(p + 8), error: 0 };
+  if (sub.tag === EVENTTYPE_CLOCK) {
+    const clock = g.view.getUint32(p + 16, true);
+    const timeout = g.view.getBigUint64(p + 24, true);
+    const absolute = (g.view.getUint16(p + 40, true) & 1) !== 0;
+    if (clock > 3) sub.error = ERRNO.INVAL;
+    const nowMs = performance.now();
+    const originMs = clock === 0 ? Date.now() : performance.timeOrigin + nowMs;
+    const waitMs = Math.max(0, absolute ? Number(timeout) / 1e6 - originMs : Number(timeout) / 1e6);
+    sub.deadline = nowMs + waitMs;
+  } else if (sub.tag <= 2) {
+    sub.fd = g.view.getUint32(p + 16, true);
+    if (!entryOf(BigInt(sub.fd))) sub.error = ERRNO.BADF;
+  } else {
+    sub.error = ERRNO.INVAL;
+  }
+  return sub;
+}
+
+// poll_oneoff: a read of stdin is ready when the page has data for it (or
+// its end); every other fd at once (a file, or output the page takes); a
+// clock at its deadline, slept on the page's timers. Waits for the first.
+function pollOneoff(memory, stdin, entryOf, inPtr, outPtr, count, neventsPtr) {
   const g = new Guest(memory);
   if (count === 0) return ERRNO.INVAL;
   if (!g.ok(inPtr, count * 48) || !g.ok(outPtr, count * 32) || !g.ok(neventsPtr, 4)) return ERRNO.FAULT;
   const subs = [];
-  for (let i = 0; i < count; i++) {
-    const p = inPtr + 48 * i;
-    const sub = { userdata: g.view.getBigUint64(p, true), tag: g.view.getUint8(p + 8) };
-    if (sub.tag === 0) {
-      const clock = g.view.getUint32(p + 16, true);
-      const timeout = g.view.getBigUint64(p + 24, true);
-      const absolute = (g.view.getUint16(p + 40, true) & 1) !== 0;
-      const nowNs =
-        clock === 0 ? BigInt(Date.now()) * 1000000n : BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
-      sub.waitMs = clock > 3 ? -1 : Math.max(0, Number(absolute ? timeout - nowNs : timeout) / 1e6);
-      sub.error = clock > 3 ? ERRNO.INVAL : 0;
-    }
-    subs.push(sub);
-  }
+  for (let i = 0; i < count; i++) subs.push(readSubscription(g, inPtr + 48 * i, entryOf));
+  const isStdinRead = (s) => s.tag === EVENTTYPE_FD_READ && s.fd === 0 && entryOf(0n)?.kind === "stdin";
+  const readyNow = () =>
+    subs.filter((s) => {
+      if (s.error) return true;
+      if (s.tag === EVENTTYPE_CLOCK) return performance.now() >= s.deadline;
+      return isStdinRead(s) ? stdin.ready() : true;
+    });
   const writeEvents = (ready) => {
     const out = new Guest(memory);
     if (!out.ok(outPtr, ready.length * 32) || !out.ok(neventsPtr, 4)) return ERRNO.FAULT;
@@ -647,14 +747,31 @@ function pollOneoff(memory, inPtr, outPtr, count, neventsPtr) {
       const p = outPtr + 32 * i;
       out.u8.fill(0, p, p + 32);
       out.view.setBigUint64(p, sub.userdata, true);
-      out.view.setUint16(p + 8, sub.error ?? 0, true);
+      out.view.setUint16(p + 8, sub.error, true);
       out.view.setUint8(p + 10, sub.tag);
     });
     out.view.setUint32(neventsPtr, ready.length, true);
     return ERRNO.SUCCESS;
   };
-  const immediate = subs.filter((s) => s.tag !== 0 || s.error);
-  if (immediate.length > 0) return writeEvents(immediate);
-  const first = Math.min(...subs.map((s) => s.waitMs));
-  return new Promise((resolve) => setTimeout(resolve, first)).then(() => writeEvents(subs.filter((s) => s.waitMs <= first)));
+  const now = readyNow();
+  if (now.length > 0) return writeEvents(now);
+  const clocks = subs.filter((s) => s.tag === EVENTTYPE_CLOCK);
+  const waitStdin = subs.some(isStdinRead);
+  // Waits for the earliest clock or for stdin, armed afresh each round.
+  const wait = () => {
+    const waits = waitStdin ? [stdin.whenReady()] : [];
+    if (clocks.length > 0) {
+      const first = Math.min(...clocks.map((s) => s.deadline));
+      waits.push(new Promise((resolve) => setTimeout(resolve, Math.max(0, first - performance.now()) + 1)));
+    }
+    return Promise.race(waits);
+  };
+  return (async () => {
+    let ready = [];
+    while (ready.length === 0) {
+      await wait();
+      ready = readyNow();
+    }
+    return writeEvents(ready);
+  })();
 }
