@@ -1,11 +1,15 @@
 // The channel between a program's threads and the page that serves its one
-// WASI (lib/program/browser/server.js): one SharedArrayBuffer of 32-bit words,
-// a header, then one request slot per thread's runtime. Browser-safe, no
-// import. Every guest thread's preview1 imports (client.js) forward each call
-// here: the call's arguments go into the runtime's own slot and the thread
-// blocks in Atomics.wait until the page has carried the call out on the
-// guest's shared memory and written the result.
-//
+// WASI (run.js takes the calls, wasi.js carries them out): one
+// SharedArrayBuffer of 32-bit words, a header, then one request slot per
+// thread's runtime, then the text area of a trap or a failure. Every guest
+// thread's preview1 imports (client.js) forward each call here: the call's
+// arguments go into the runtime's own slot and the thread blocks in
+// Atomics.wait until the page has carried the call out on the guest's
+// shared memory and written the result. Browser-safe; it imports only
+// lib/program/control.js's constants.
+
+import { STATE_EXITED, STATE_FAILED, STATE_RUNNING, STATE_TRAPPED } from "../control.js";
+
 // Header words (Int32):
 //   H_STATE      RUNNING until the program ends, then ENDING (the first
 //                thread to end the program took it by compareExchange from
@@ -44,11 +48,9 @@ export const H_SLOTS = 4;
 export const H_TEXT_LEN = 5;
 const HEADER_WORDS = 8;
 
+// The end states are the Node runner's (lib/program/control.js).
 export const STATE_ENDING = -1;
-export const STATE_RUNNING = 0;
-export const STATE_EXITED = 1;
-export const STATE_TRAPPED = 2;
-export const STATE_FAILED = 3;
+export { STATE_EXITED, STATE_FAILED, STATE_RUNNING, STATE_TRAPPED };
 
 export const S_STATE = 0;
 export const S_CALL = 1;

@@ -1,10 +1,10 @@
 // A guest thread's preview1 imports in a browser program: every call but the
 // thread-local ones crosses the channel (channel.js) to the page's one WASI
-// (server.js), so that every thread shares one fd table and one file system.
-// Browser-safe; it imports only channel.js and lib/program/control.js's
-// constants.
+// (wasi.js, served by run.js), so that every thread shares one fd table and
+// one file system. Browser-safe; it imports only channel.js,
+// lib/program/control.js's constants and lib/worker/exit-error.js.
 //
-// createWasiClient(buffer) -> {imports, trap(thread, error), finish()}
+// createWasiClient(buffer, memory) -> {imports, trap(thread, error), finish()}
 //   imports  the wasi_snapshot_preview1 object of one runtime (one slot,
 //            claimed here; a runtime runs one thread at a time).
 //   trap     ends the program as a trap on `thread` (a label).

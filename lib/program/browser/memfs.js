@@ -3,7 +3,7 @@
 // strings for files and plain objects for directories), read into nodes when
 // the program starts and written back into the same objects when it ends
 // (writeBack), so the files the program wrote are there afterwards. Only
-// the page's WASI (server.js) touches it, on the page's one thread.
+// the page's WASI (wasi.js) touches it, on the page's one thread.
 // Browser-safe, no import.
 
 // WASI errnos the file system gives.

@@ -1,6 +1,6 @@
 // The one WASI preview1 of a browser program, on the page: its fd table, the
 // in-memory file system (memfs.js) and stdio, carried out on the guest's
-// shared memory for whichever thread asked (server.js takes the calls off the
+// shared memory for whichever thread asked (run.js takes the calls off the
 // channel). Semantics follow the C WASI of the Node runner (src/wasi/):
 // positions and O_APPEND are the descriptor's, shared by every thread; paths
 // resolve beneath their directory descriptor and never above it (EPERM);
@@ -339,6 +339,17 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
     return ERRNO.SUCCESS;
   }
 
+  // fd_pread / fd_pwrite: `io` (readFile, writeFile) at `offset`, the fd's
+  // position untouched; a stream is ESPIPE.
+  function positioned(io, fd, right, iovs, iovsLen, offset, resultPtr) {
+    const entry = takeData(fd, right | RIGHT.FD_SEEK);
+    if (typeof entry === "number") return entry;
+    if (entry.kind !== "file") return ERRNO.SPIPE;
+    const at = u64(offset);
+    if (at > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
+    return io(entry, u32(iovs), u32(iovsLen), u32(resultPtr), Number(at));
+  }
+
   // fd_seek needs FD_SEEK, except a seek by 0 from the current position,
   // which only tells (FD_TELL); a directory is EBADF, a stream ESPIPE (the
   // C WASI's order).
@@ -444,22 +455,9 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
       if (typeof entry === "number") return entry;
       return setTimes(entry.node ?? null, atim, mtim, fstflags);
     },
-    fd_pread(fd, iovs, iovsLen, offset, nread) {
-      const entry = takeData(fd, RIGHT.FD_READ | RIGHT.FD_SEEK);
-      if (typeof entry === "number") return entry;
-      if (entry.kind !== "file") return ERRNO.SPIPE;
-      const at = u64(offset);
-      if (at > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
-      return readFile(entry, u32(iovs), u32(iovsLen), u32(nread), Number(at));
-    },
-    fd_pwrite(fd, iovs, iovsLen, offset, nwritten) {
-      const entry = takeData(fd, RIGHT.FD_WRITE | RIGHT.FD_SEEK);
-      if (typeof entry === "number") return entry;
-      if (entry.kind !== "file") return ERRNO.SPIPE;
-      const at = u64(offset);
-      if (at > BigInt(Number.MAX_SAFE_INTEGER)) return ERRNO.INVAL;
-      return writeFile(entry, u32(iovs), u32(iovsLen), u32(nwritten), Number(at));
-    },
+    fd_pread: (fd, iovs, iovsLen, offset, nread) => positioned(readFile, fd, RIGHT.FD_READ, iovs, iovsLen, offset, nread),
+    fd_pwrite: (fd, iovs, iovsLen, offset, nwritten) =>
+      positioned(writeFile, fd, RIGHT.FD_WRITE, iovs, iovsLen, offset, nwritten),
     fd_read(fd, iovs, iovsLen, nread) {
       const entry = takeData(fd, RIGHT.FD_READ);
       if (typeof entry === "number") return entry;
