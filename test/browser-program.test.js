@@ -56,7 +56,10 @@ async function pageRun(config) {
   const data = {};
   for (const [name, text] of Object.entries(config.files ?? {})) data[name] = fromBase64(text);
   const chunks = { 1: [], 2: [] };
-  const collect = (fd) => (b) => chunks[fd].push(b.slice());
+  const collect = (fd) => (b) => {
+    chunks[fd].push(b.slice());
+    if (fd === 1) onStdout(b);
+  };
   let stdout = collect(1);
   if (config.stdoutStream) {
     const { highWaterMark, delayMs } = config.stdoutStream;
@@ -67,14 +70,22 @@ async function pageRun(config) {
   }
   let stdin = config.stdin;
   if (stdin === "never-ending stream") stdin = new ReadableStream({ pull: () => new Promise(() => {}) });
+  // lateStdin: text given only once stdout has shown `after` (the program
+  // waits for the state, not for a time).
+  let onStdout = () => {};
   if (config.lateStdin) {
-    const { text, delayMs } = config.lateStdin;
+    const { text, after } = config.lateStdin;
+    let seen = "";
     stdin = new ReadableStream({
-      start: (controller) =>
-        setTimeout(() => {
+      start(controller) {
+        onStdout = (bytes) => {
+          seen += new TextDecoder().decode(bytes);
+          if (!seen.includes(after)) return;
+          onStdout = () => {};
           controller.enqueue(new TextEncoder().encode(text));
           controller.close();
-        }, delayMs),
+        };
+      },
     });
   }
   const started = performance.now();
@@ -184,7 +195,7 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
 
   test("poll_oneoff on stdin and a 1 s clock: the clock when no input comes, stdin when it is there", async () => {
     const late = await run("/wasi-programs/blocking.wasm", ["blocking", "poll-stdin"], {
-      lateStdin: { text: "hello\n", delayMs: 2500 },
+      lateStdin: { text: "hello\n", after: "reading\n" },
     });
     assert.equal(late.exitCode, 0, describeRun(late));
     assert.match(late.stdout, /^event clock errno 0 after \d+ ms\nreading\nread 6: hello\n$/, describeRun(late));
