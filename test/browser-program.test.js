@@ -19,7 +19,8 @@ import { after, before, describe, test } from "node:test";
 
 import { openWavePage } from "./browser/chromium.js";
 import { BUNDLED_WORKER_PATH } from "./browser/server.js";
-import { SHARED, buildWasiPrograms, cWasiSkip, tempDir } from "./support/wasi-programs.js";
+import { watToBytes } from "./fixtures/build.js";
+import { SHARED, buildWasiPrograms, cWasiSkip, exitProgram, tempDir } from "./support/wasi-programs.js";
 
 const CI = process.env.CI === "true";
 const REAL = join(SHARED, "real-programs");
@@ -52,7 +53,7 @@ async function pageRun(config) {
     return btoa(text);
   };
   const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
-  const bytes = await (await fetch(config.url)).arrayBuffer();
+  const bytes = config.wasm ? fromBase64(config.wasm) : await (await fetch(config.url)).arrayBuffer();
   const data = {};
   for (const [name, text] of Object.entries(config.files ?? {})) data[name] = fromBase64(text);
   const chunks = { 1: [], 2: [] };
@@ -101,7 +102,7 @@ async function pageRun(config) {
       workerUrl: config.workerUrl,
     }));
   } catch (error) {
-    return { error: String(error?.message ?? error) };
+    return { error: `${error?.name}: ${error?.message ?? error}` };
   }
   const ms = performance.now() - started;
   const text = (list) => new TextDecoder().decode(new Uint8Array(list.flatMap((b) => Array.from(b))));
@@ -222,6 +223,38 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
     });
     assert.equal(slow.exitCode, 0, describeRun({ ...slow, stdout: slow.stdout.slice(-200) }));
     assert.ok(slow.stdout === expected.slice(0, 2000 * 100), `stream: ${slow.stdout.length} of ${2000 * 100} bytes`);
+  });
+
+  const withBytes = async (bytes, args, options) => run(null, args, { ...options, wasm: Buffer.from(bytes).toString("base64") });
+
+  test("exit codes as on Node: proc_exit(0..125) on the main thread or a thread, 1 and the reason outside [0, 126)", async () => {
+    for (const [code, onThread, expected] of [
+      [0, false, 0],
+      [125, false, 125],
+      [3, true, 3],
+      [126, false, 1],
+      [255, true, 1],
+    ]) {
+      const r = await withBytes(await exitProgram(code, { onThread }), ["exit"]);
+      assert.equal(r.exitCode, expected, `proc_exit(${code})${onThread ? " on a thread" : ""}: ${describeRun(r)}`);
+      if (expected === 1) {
+        assert.equal(r.stderr, `wasi-thread-pool: proc_exit(${code}): exit with invalid exit status outside of [0..126)\n`);
+      } else {
+        assert.equal(r.stderr, "", describeRun(r));
+      }
+    }
+  });
+
+  test("a module it cannot link, one without _start, and bad options are refused (the promise rejects)", async () => {
+    const memory = '(import "env" "memory" (memory 1 1 shared))';
+    const unlinkable = await watToBytes(`(module ${memory} (import "env" "nope" (func)) (func (export "_start")))`);
+    const r1 = await withBytes(unlinkable, ["x"]);
+    assert.match(r1.error ?? "", /^LinkError: runWasiThreadsProgram: the program could not start: .*nope/, JSON.stringify(r1));
+    const reactor = await watToBytes(`(module ${memory} (func (export "_initialize")))`);
+    const r2 = await withBytes(reactor, ["x"]);
+    assert.match(r2.error ?? "", /^TypeError: runWasiThreadsProgram: this module exports no _start function/, JSON.stringify(r2));
+    const r3 = await withBytes(await exitProgram(0), ["x"], { poolSize: -1 });
+    assert.match(r3.error ?? "", /^RangeError: options\.poolSize/, JSON.stringify(r3));
   });
 
   test("a page that is not cross-origin isolated gets a clear error", async () => {

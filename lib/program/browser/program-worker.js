@@ -5,7 +5,8 @@
 // over the same runtime and calls _start. Its end (_start's return,
 // proc_exit, a trap) goes to the page through the channel, never through a
 // message: the page may be waiting for it while this thread blocks. Its one
-// message, {t:"failed", message}, says the program could not start.
+// message, {t:"failed", name, message}, says the program could not start
+// (its pool, or the main instance: a LinkError names the import).
 //
 // Message in: {module, memory, channel, args, env, poolSize, probeTimeoutMs,
 //              runtimeUrl, workerUrl?, workerBaseUrl?}
@@ -40,7 +41,7 @@ self.onmessage = async (event) => {
   try {
     started = await start(event.data);
   } catch (error) {
-    self.postMessage({ t: "failed", message: String(error?.message ?? error) });
+    self.postMessage({ t: "failed", name: error?.name ?? "Error", message: String(error?.message ?? error) });
     return;
   }
   const { runtime, instance } = started;

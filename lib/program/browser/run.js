@@ -133,12 +133,21 @@ function normalizeOptions(options) {
 }
 
 async function compileProgram(wasm) {
-  if (wasm instanceof WebAssembly.Module) return { module: wasm, memoryType: describeWasiThreadsMemory(wasm) };
-  if (!(wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm))) {
+  let compiled;
+  if (wasm instanceof WebAssembly.Module) compiled = { module: wasm, memoryType: describeWasiThreadsMemory(wasm) };
+  else if (wasm instanceof ArrayBuffer || ArrayBuffer.isView(wasm)) {
+    const memoryType = describeWasiThreadsMemory(wasm);
+    compiled = { module: await compileWasiThreadGuest(wasm), memoryType };
+  } else {
     throw new TypeError("runWasiThreadsProgram expects the program's bytes (a BufferSource) or a WebAssembly.Module.");
   }
-  const memoryType = describeWasiThreadsMemory(wasm);
-  return { module: await compileWasiThreadGuest(wasm), memoryType };
+  if (!WebAssembly.Module.exports(compiled.module).some((e) => e.name === "_start" && e.kind === "function")) {
+    throw new TypeError(
+      "runWasiThreadsProgram: this module exports no _start function: it is not a command. A reactor " +
+        '(_initialize and exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
+    );
+  }
+  return compiled;
 }
 
 // Takes every call posted on the channel until the program ends; answers
@@ -183,6 +192,19 @@ async function serve(channel, wasi, stopped) {
   }
 }
 
+// The rejection of a program that could not start, of the error's own kind.
+function startError({ name, message }) {
+  const kinds = {
+    TypeError,
+    RangeError,
+    LinkError: WebAssembly.LinkError,
+    CompileError: WebAssembly.CompileError,
+    RuntimeError: WebAssembly.RuntimeError,
+  };
+  const Kind = Object.hasOwn(kinds, name) ? kinds[name] : Error;
+  return new Kind(`runWasiThreadsProgram: the program could not start: ${message}`);
+}
+
 // {exitCode, message}: how the program ended (message for stderr or null).
 function outcomeOf(channel, stopped) {
   const { words } = channel;
@@ -216,13 +238,16 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     output: (fd, bytes) => outputs[fd].write(bytes),
   });
 
-  const stopped = { reason: null };
-  const stop = (reason) => {
+  // Why the program stopped without ending itself: {reason} of a worker
+  // error, or {failed: {name, message}} when it could not start.
+  const stopped = { reason: null, failed: null };
+  const stop = (reason, failed = null) => {
     stopped.reason ??= reason;
+    stopped.failed ??= failed;
     ring(channel.words);
   };
   const worker = new Worker(PROGRAM_WORKER_URL, { type: "module", name: "wasi-thread-pool program" });
-  worker.onmessage = (event) => stop(event.data?.message ?? "it failed to start");
+  worker.onmessage = (event) => stop("it could not start", event.data ?? {});
   worker.onerror = (event) => stop(event?.message ?? "an error");
   try {
     worker.postMessage({
@@ -243,9 +268,11 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     worker.terminate();
     stdin.close();
   }
-  const { exitCode, message } = outcomeOf(channel, stopped);
+  const notStarted = stopped.failed !== null && !(Atomics.load(channel.words, H_STATE) > 0);
+  const { exitCode, message } = notStarted ? { exitCode: null, message: null } : outcomeOf(channel, stopped);
   if (message !== null) await outputs[2].write(new TextEncoder().encode(message));
   await Promise.all([outputs[1].close(), outputs[2].close()]);
+  if (notStarted) throw startError(stopped.failed);
   for (const [, dir] of opts.preopens) writeBack(dir);
   return { exitCode };
 }
