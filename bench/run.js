@@ -39,7 +39,7 @@
 //                       a build of src/ (the bench compares the addon it
 //                       measures with a fresh node-gyp build of src/)
 //   --render=FILE.json  measure nothing: rewrite the Markdown and SVG next to
-//                       FILE.json from its results (after editing analysis.md)
+//                       FILE.json from its results
 //
 // Every repetition of every scenario runs in a fresh child process, and the
 // implementations alternate (A B A B ...) so that drift of a shared machine

@@ -41,33 +41,32 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // ---------------------------------------------------------------------------
 // Targets (native/JS ratios on the project's 2-core machine).
 
-// What bounds each target and what would move it, by target key; the
-// measurements behind them are in bench/analysis.md. Shown only for a miss.
+// What bounds each target and what would move it, by target key. Shown
+// only for a miss.
 const BOUNDS = {
-  hot: 'Bound by the kernel\'s wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker\'s (analysis, "After the investigation"); with that spin off the figure was 8.5-10 us. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS\'s blocking handoff is as fast (analysis, "The whole guest thread").',
+  hot: "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS's blocking handoff is as fast (analysis, \"The whole guest thread\").",
   hotC: "The C figure is a thread that never stops spinning, on a back-to-back ping-pong; the native figure includes the spawn's Node-API call and a JS callback. A parked handoff's C floor is the futex-only row.",
-  t1: 'Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2. On a loaded machine the long spin does not pay (analysis, "The whole guest thread").',
+  t1: "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks. On a loaded machine the long spin does not pay.",
   wavesFirst:
     "The first call also starts the pool's 7 workers (Node's worker bootstrap, module loading and the probe instance; the waves-startup row): a fixed cost of the first call that both configurations pay and instance reuse cannot touch. Without it (the second call) the ratio is the warm row's.",
   wavesWarm: "Bound by the guest's own work (the waves-serial row) and the join/wake of 8 threads on 2 CPUs.",
   hostCpu:
     "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
-  t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
+  t2: "Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread's worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked.",
   peer: "",
   slotWait:
     'Both parties spin for each other (the spawner for the running thread, the worker for the next spawn), so a thread costs one cross-CPU handoff (2-3 us of CPU here) against JS\'s two futex wakes; on 2 CPUs one spinner ticket, so some waits park anyway (docs/design.md, "Spinning"). When the machine is busy the spins shorten to 20 us and stop for words whose spins fail.',
   loadQuiet:
-    "The first call includes starting 7 workers (Node's worker bootstrap), which both configurations pay; the warm call shows the per-thread cost. On 2 CPUs a wave of 7 threads leaves no CPU to spin on: neither the old rule nor the adaptive one spins in this row (bench/experiment.js --only=load-0 with the stats variant: every decision is none).",
+    "The first call includes starting 7 workers (Node's worker bootstrap), which both configurations pay; the warm call shows the per-thread cost. On 2 CPUs a wave of 7 threads leaves no CPU to spin on: neither the old rule nor the adaptive one spins in this row.",
   zigFirst:
-    "The Zig 0.11 guest spins in its own waits (std's memory.atomic.wait32 is deleted by LLVM in ReleaseFast; bench/analysis.md): its CPU goes to the guest's frames (58% of the run in perf, 0.2% in the addon), which no pool policy reaches. With its own blocking waits the same program costs about 24 us of CPU per thread.",
-  load: 'The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler (analysis, "Issue 20\'s evidence").',
+    "The Zig 0.11 guest spins in its own waits (std's memory.atomic.wait32 is deleted by LLVM in ReleaseFast): its CPU goes to the guest's frames (58% of the run in perf, 0.2% in the addon), which no pool policy reaches. With its own blocking waits the same program costs about 24 us of CPU per thread.",
+  load: "The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler.",
   realGuest:
     "The C guest's figure includes its work (about 1.9 us per thread) and libc's own thread start and end (malloc of the stack, TLS, the join), which the package guest's host figure does not.",
   wasiCall:
-    "Each call is a Node-API callback into the addon, and node:wasi's way into uvwasi costs less per call: a call that does almost nothing (clock_time_get) shows the difference whole (about 60 ns on the loaded 2-core machine, 2026-12-01); calls that do I/O hide it.",
-  idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
-  shutdown:
-    "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
+    "Each call is a Node-API callback into the addon, and node:wasi's way into uvwasi costs less per call: a call that does almost nothing (clock_time_get) shows the difference whole (tens of nanoseconds); calls that do I/O hide it.",
+  idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice.",
+  shutdown: "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait.",
 };
 
 // A variant's figure against the scenario's baseline variant.
@@ -658,13 +657,13 @@ function mdEscape(s) {
   return String(s).replace(/\|/g, "\\|");
 }
 
-export function renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }) {
+export function renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo }) {
   const L = [];
   L.push("# Benchmarks");
   L.push("");
   L.push(
     `Generated by \`${runInfo.command}\` (${runInfo.mode} mode) on ${machine.date.slice(0, 10)}; ` +
-      `do not edit by hand: the runner rewrites this file. The section "Where the time goes" comes from \`bench/analysis.md\`.`,
+      `do not edit by hand: the runner rewrites this file.`,
   );
   L.push("");
   L.push("## How to run");
@@ -792,10 +791,17 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
       L.push("");
     }
   }
+  // One line per row, implementation and error (its first line, the count
+  // of repetitions it failed).
   const failures = [];
   for (const r of results) {
     for (const [impl, e] of Object.entries(r.impls)) {
-      for (const err of e.errors ?? []) failures.push(`- ${r.id} (${impl}): ${err}`);
+      const counts = new Map();
+      for (const err of e.errors ?? []) {
+        const line = String(err).split("\n")[0].trim();
+        counts.set(line, (counts.get(line) ?? 0) + 1);
+      }
+      for (const [line, n] of counts) failures.push(`- ${r.id} (${impl}): ${n} of ${e.reps} repetitions: ${line}`);
     }
   }
   if (failures.length) {
@@ -807,10 +813,6 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("## Scenarios and method");
   L.push("");
   L.push(METHOD);
-  if (analysis) {
-    L.push("");
-    L.push(analysis.trim());
-  }
   L.push("");
   return L.join("\n");
 }
@@ -870,7 +872,7 @@ const METHOD = `
    event loop). \`peer-blocked\`: 20 waves back to back with no turn of the event loop (a guest that runs its waves
    inside one call): the workers emnapi starts per thread. \`peer-wave-guest\`: the thread-wave guest on emnapi.
 10. **Pinned runs** (the \`waves\` scenario in a child under \`taskset -c 0\` and \`taskset -c 0,1\`): how each policy
-   behaves with 1 and 2 CPUs, for the "bigger machine on paper" estimate in the analysis.
+   behaves with 1 and 2 CPUs,.
 `.trim();
 
 export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
@@ -887,13 +889,11 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
       quickInfo = { seconds: JSON.parse(readFileSync(quickJson, "utf8")).run.seconds };
     } catch {}
   }
-  const analysisPath = new URL("../analysis.md", import.meta.url);
-  const analysis = existsSync(analysisPath) ? readFileSync(analysisPath, "utf8") : null;
   if (rewriteJson) {
     writeFileSync(jsonPath, JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n");
   }
   writeFileSync(svgPath, renderSvg(results));
-  writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }));
+  writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo }));
   return rewriteJson ? [mdPath, jsonPath, svgPath] : [mdPath, svgPath];
 }
 

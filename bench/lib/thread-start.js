@@ -1,4 +1,4 @@
-// Thread start under load (issue 27; issue 29's spare worker): how long a
+// Thread start under load: how long a
 // threaded program's first threads take from pthread_create to their first
 // instruction, with 0, 2 and 8 CPU-burning processes beside it
 // (bench/lib/burners.js). The program is guest/spawn/spawn.c's `together 4`
@@ -8,19 +8,17 @@
 // and natively (gcc -pthread). docs/runner.md, "The first thread's worker
 // starts with the program".
 //
-// As a scenario of `npm run bench` (bench/lib/plan.js, threadStartScenarios):
-// bench/scenarios/thread-start.js calls measureThreadStart. Alone:
-//   node bench/thread-start.js [--runs N] [--burners 0,2,8]
-// prints one line per load and variant.
+// The rows of `npm run bench` (bench/lib/plan.js, threadStartScenarios):
+// bench/scenarios/thread-start.js calls measureThreadStart; alone,
+// `npm run bench -- --only=thread-start`.
 
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startBurners } from "./lib/burners.js";
-import { runnerRowsMissing } from "./lib/runner-rows.js";
+import { startBurners } from "./burners.js";
+import { runnerRowsMissing } from "./runner-rows.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = join(root, "bin/wasi-thread-pool.js");
 const WASM = join(root, "guest/out/spawn.wasm");
 const NATIVE = join(root, "guest/out/spawn-native");
@@ -62,32 +60,13 @@ export async function measureThreadStart(variant, { burners = 0, runs = 5 } = {}
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const at = (flag, fallback) => {
-    const i = process.argv.indexOf(flag);
-    return i > 0 ? process.argv[i + 1] : fallback;
-  };
-  const runs = Number(at("--runs", "5"));
-  const loads = at("--burners", LOADS.join(",")).split(",").map(Number);
-  if (!existsSync(WASM)) console.error("guest/out/spawn.wasm is built on first use (scripts/build-c-guests.sh)");
-  for (const burners of loads) {
-    for (const variant of VARIANTS) {
-      const r = await measureThreadStart(variant, { burners, runs });
-      const figures = r.skipped
-        ? `skipped: ${r.skipped}`
-        : `first ${r.firstMs.toFixed(1)} ms, median ${r.medianMs.toFixed(1)} ms, worst ${r.worstMs.toFixed(1)} ms`;
-      console.log(`${burners} busy, ${variant.padEnd(8)} (${runs} runs of ${THREADS} threads): ${figures}`);
-    }
-  }
-}
-
 // The rows of `npm run bench` (bench/lib/plan.js appends them): one scenario
 // per load, the variants alternated within it.
 export function threadStartScenarios(Q) {
   return LOADS.map((burners) => ({
     id: `thread-start-load${burners}`,
     skipInQuick: burners !== 2,
-    group: "11b. Thread start under load (issues 27 and 29)",
+    group: "11b. Thread start under load",
     title: `thread start under load: spawn together ${THREADS} (pthread_create -> each thread's first instruction), ${burners} CPU-burning process${burners === 1 ? "" : "es"} beside it; the CLI with its spare worker, without it, and native`,
     kind: "pool",
     script: "thread-start.js",
