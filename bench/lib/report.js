@@ -670,7 +670,7 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("");
   L.push("```sh");
   L.push("npm run bench                  # full run, writes .tmp/bench/benchmarks.{md,json,svg} (ignored)");
-  L.push("npm run bench -- --publish     # the same, rewriting docs/benchmarks.{md,json,svg} and the README's headline");
+  L.push("npm run bench -- --publish     # the same, rewriting docs/benchmarks.{md,json,svg}");
   L.push("npm run bench -- --quick       # CI smoke run: small sizes, one repetition, writes .tmp/bench/quick.*");
   L.push("node bench/run.js --only=handoff,c-   # some scenarios (by id prefix); --impl=native, --reps=N, --out=DIR");
   L.push("```");
@@ -895,88 +895,4 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
   writeFileSync(svgPath, renderSvg(results));
   writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo }));
   return rewriteJson ? [mdPath, jsonPath, svgPath] : [mdPath, svgPath];
-}
-
-// ---------------------------------------------------------------------------
-// README.md: the headline table between the markers is rewritten by a
-// published run (--publish: full, every scenario, writing docs/), so the
-// README quotes the figures docs/benchmarks.md has.
-
-export const README_BEGIN = "<!-- bench:headline:begin (rewritten by `npm run bench -- --publish`; do not edit) -->";
-export const README_END = "<!-- bench:headline:end -->";
-
-export function renderReadmeHeadline({ results, machine, runInfo }) {
-  const L = [];
-  const ms = (v) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString("en-US")} ms` : "-");
-  const us = (v) => (Number.isFinite(v) ? `${f2(v)} µs` : "-");
-  const per = (v) => (Number.isFinite(v) ? `${v >= 10000 ? `${(v / 1000).toFixed(1)}k` : Math.round(v)}/s` : "-");
-  L.push(README_BEGIN);
-  const run = groupLoad(results);
-  const cores = machine.availableParallelism;
-  L.push(
-    `From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
-      `${cores} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; ` +
-      (run.othersCpus === null
-        ? `load average ${machine.loadAverage.join(", ")} before the run.`
-        : `during the run other work used ${run.othersCpus} of ${cores} CPUs on average (up to ${run.othersMax} in a row)` +
-          (run.loadedRows.length
-            ? `: **a loaded run**, ${run.loadedRows.length} of ${run.rows} rows had fewer free CPUs than they need (marked LOADED here and in docs/benchmarks.md).`
-            : ": a quiet run, every row had the CPUs it needs.")),
-  );
-  const loadedIds = new Set(run.loadedRows);
-  const mark = (id) => (loadedIds.has(id) ? " (LOADED)" : "");
-  L.push("");
-  L.push(
-    "| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |",
-  );
-  L.push("| --- | --- | --- | --- |");
-  const W = "waves";
-  const pair = (metric) => [figure(results, W, "default", metric), figure(results, W, "sdk", metric)];
-  for (const [label, wall, cpu] of [
-    ["14,000 guest threads in one call, first call (workers start), wall / CPU", "wallMs:value", "cpuMs:value"],
-    ["the same, second call (warm pool), wall / CPU", "warmWallMs:value", "warmCpuMs:value"],
-  ]) {
-    const [dw, sw] = pair(wall);
-    const [dc, sc] = pair(cpu);
-    L.push(`| ${label}${mark(W)} | ${ms(dw)} / ${ms(dc)} | ${ms(sw)} / ${ms(sc)} | ${fr(dw / sw)} / ${fr(dc / sc)} |`);
-  }
-  const hd = hostCpuPerThread(results, W, "default");
-  const hs = hostCpuPerThread(results, W, "sdk");
-  L.push(
-    `| host CPU per guest thread (warm call, minus the guest's own work)${mark(W)} | ${us(hd)} | ${us(hs)} | ${fr(hd / hs)} |`,
-  );
-  const pd = figure(results, "peer-repeat", "default", "callsPerSec:value");
-  const pe = figure(results, "peer-repeat", "emnapi", "callsPerSec:value");
-  L.push(
-    `| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)})${mark("peer-repeat")} | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`,
-  );
-  L.push("");
-  L.push("| the pool alone | native | JS | native/JS |");
-  L.push("| --- | --- | --- | --- |");
-  const nj = (id, metric, fmt, label) => {
-    const n = figure(results, id, "native", metric);
-    const j = figure(results, id, "js", metric);
-    L.push(`| ${label}${mark(id)} | ${fmt(n)} | ${fmt(j)} | ${fr(n / j)} |`);
-  };
-  nj("handoff-hot", "handoffUs:p50", us, "hot handoff, spawn to `runThread`, p50");
-  nj("throughput-1", "threadsPerSec:value", per, "empty threads, 1 worker, spawn and join");
-  nj("throughput-2", "threadsPerSec:value", per, "empty threads, 2 workers");
-  nj("throughput-4", "threadsPerSec:value", per, "empty threads, 4 workers");
-  nj("contention", "wallMs:value", ms, "3 spawner threads, 4 workers, 100,000 spawns");
-  nj("scan", "spawnCallUs:p50", us, "spawn with 1,020 of 1,024 slots busy, p50");
-  const idleN = figure(results, "idle", "native", "cpuPctOfCore:value");
-  const idleJ = figure(results, "idle", "js", "cpuPctOfCore:value");
-  L.push(`| 64 idle parked workers, CPU${mark("idle")} | ${f1(idleN, 2)}% of a core | ${f1(idleJ, 3)}% | |`);
-  nj("shutdown", "exitMs:value", ms, "process exit with 64 idle workers");
-  L.push(README_END);
-  return L.join("\n");
-}
-
-export function rewriteReadme(readmePath, block) {
-  const text = readFileSync(readmePath, "utf8");
-  const a = text.indexOf(README_BEGIN);
-  const b = text.indexOf(README_END);
-  if (a < 0 || b < a) return false;
-  writeFileSync(readmePath, text.slice(0, a) + block + text.slice(b + README_END.length));
-  return true;
 }
