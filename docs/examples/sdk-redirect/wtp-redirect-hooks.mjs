@@ -1,7 +1,6 @@
-// The resolve hook of docs/sdk-integration.md ("Node: a resolve hook"), kept
-// word for word so that test/host-sdk-redirect.test.js checks the documented
-// recipe. The SDK's wasi-threads host and pool become wasi-thread-pool's,
-// whichever specifier reached them.
+// wtp-redirect-hooks.mjs
+// The SDK's wasi-threads host and pool become wasi-thread-pool's, whichever
+// specifier reached them.
 const REDIRECTS = [
   [/\/space-data-module-sdk\/src\/host\/wasiThreadHost\.js$/, "wasi-thread-pool/host"],
   [/\/space-data-module-sdk\/src\/host\/wasiThreadPool\.js$/, "wasi-thread-pool/pool"],
