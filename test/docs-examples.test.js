@@ -115,6 +115,14 @@ describe("the examples run as the docs show them", () => {
     );
   });
 
+  test("which-pool.js: which implementation serves, and why", async () => {
+    const cwd = EXAMPLES;
+    assert.match(
+      await runOk(process.execPath, ["which-pool.js"], cwd),
+      /^(native|js): the native addon (loaded from|did not load)/,
+    );
+  });
+
   test("sdk-switch: an SDK-style harness through one alias", async () => {
     // A copy whose node_modules/wasi-thread-pool is this checkout (as the
     // example's file: dependency installs it).
