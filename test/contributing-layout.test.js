@@ -1,4 +1,4 @@
-// The README's "Repository layout" table matches the tree: every folder at
+// CONTRIBUTING.md's "Repository layout" table matches the tree: every folder at
 // the top of the repository is a row, every room of lib/ and src/ is a row and
 // every file at lib/'s top is named by a row
 // (a `*` in a row's name stands for any part of a file name), and every path
@@ -11,10 +11,10 @@ import { it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const section = readme.slice(
-  readme.indexOf("## Repository layout"),
-  readme.indexOf("\n## ", readme.indexOf("## Repository layout") + 1),
+const contributing = readFileSync(new URL("../CONTRIBUTING.md", import.meta.url), "utf8");
+const section = contributing.slice(
+  contributing.indexOf("## Repository layout"),
+  contributing.indexOf("\n## ", contributing.indexOf("## Repository layout") + 1),
 );
 // The first cell of each row: its backticked names.
 const named = section
@@ -29,7 +29,7 @@ it("every top-level folder of the repository is a row", () => {
   const folders = new Set(
     tracked.filter((path) => path.includes("/") && !path.startsWith(".")).map((path) => `${path.split("/")[0]}/`),
   );
-  for (const folder of folders) assert.ok(named.includes(folder), `README's layout table lacks ${folder}`);
+  for (const folder of folders) assert.ok(named.includes(folder), `CONTRIBUTING.md's layout table lacks ${folder}`);
 });
 
 // lib/ and src/ are rooms: every folder in them is a row of its own, and
@@ -41,7 +41,7 @@ for (const top of ["lib", "src"]) {
       const path = entry.isDirectory() ? `${top}/${entry.name}/` : `${top}/${entry.name}`;
       assert.ok(
         entry.isDirectory() ? named.includes(path) : patterns.some((pattern) => pattern.test(path)),
-        `README's layout table does not name ${path}`,
+        `CONTRIBUTING.md's layout table does not name ${path}`,
       );
     }
   });
@@ -51,7 +51,7 @@ it("every path a row names exists", () => {
   for (const name of named.filter((n) => !n.includes("*"))) {
     assert.ok(
       existsSync(new URL(`../${name}`, import.meta.url)),
-      `README's layout table names ${name}, which is not in the tree`,
+      `CONTRIBUTING.md's layout table names ${name}, which is not in the tree`,
     );
   }
   for (const name of named.filter((n) => n.includes("*"))) {
@@ -59,7 +59,7 @@ it("every path a row names exists", () => {
     const pattern = asPattern(name);
     assert.ok(
       readdirSync(new URL(`../${dir}`, import.meta.url)).some((file) => pattern.test(`${dir}${file}`)),
-      `README's layout table names ${name}, which matches no file`,
+      `CONTRIBUTING.md's layout table names ${name}, which matches no file`,
     );
   }
 });
