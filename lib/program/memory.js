@@ -21,6 +21,7 @@ import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
 import { RESERVE_ENV } from "../worker/guest-memory.js";
 import { envSwitch } from "../worker/env-switch.js";
+import { docsLink } from "./docs.js";
 
 export const HUGE_PAGES_ENV = "WASI_THREAD_POOL_HUGE_PAGES";
 
@@ -53,7 +54,7 @@ export function makeProgramMemory({ initial, maximum }, reserved) {
   } catch (error) {
     throw new RangeError(
       `runWasiThreadsProgram: cannot reserve the program's memory at its maximum (${maximum} pages): ${error.message} ` +
-        `(${RESERVE_ENV}=0 grows it on demand instead, docs/runtime.md "Memory growth across threads").`,
+        `(${RESERVE_ENV}=0 grows it on demand instead: ${docsLink("runtime.md", "memory-growth-across-threads")}).`,
       { cause: error },
     );
   }
