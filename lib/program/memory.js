@@ -14,7 +14,7 @@
 // The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
 // Linux's transparent huge pages; nothing elsewhere), before any thread
 // touches it: a program's first touches of tens of MiB cost one fault per
-// 2 MiB instead of one per 4 KiB (docs/runner.md, "What a thread costs").
+// 2 MiB instead of one per 4 KiB (the bench's group 13).
 // WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default.
 
 import { native } from "../native/binding.js";
