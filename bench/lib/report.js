@@ -875,7 +875,10 @@ const METHOD = `
    behaves with 1 and 2 CPUs,.
 `.trim();
 
-export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
+export function writeReport({ outDir, base, results: measured, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
+  // A row is titled as the plan titles it now (--render of an older run
+  // keeps its figures, not its wording).
+  const results = measured.map((r) => (plans[r.id]?.title ? { ...r, title: plans[r.id].title } : r));
   const svgName = `${base}.svg`;
   const jsonPath = join(outDir, `${base}.json`);
   const mdPath = join(outDir, `${base}.md`);
