@@ -53,6 +53,15 @@ test("the resolve hook: without it the SDK's own modules load; with it, this pac
   assert.deepEqual(run(dir, ["--import", "./wtp-redirect.mjs"]), FROM_US);
 });
 
+// module.registerHooks: Node 22.15 and later (module.register warns there
+// from Node 26 on).
+const registerHooks = (await import("node:module")).registerHooks;
+
+test("the synchronous resolve hook (registerHooks)", { skip: !registerHooks && "no module.registerHooks in this Node" }, (t) => {
+  const { dir } = makeApp(t);
+  assert.deepEqual(run(dir, ["--import", "./wtp-redirect-sync.mjs"]), FROM_US);
+});
+
 test("the patched files: the SDK's two modules re-export this package's", (t) => {
   const { dir, sdk } = makeApp(t);
   for (const file of ["wasiThreadHost.js", "wasiThreadPool.js"]) {

@@ -1,7 +1,7 @@
 // wtp-redirect-hooks.mjs
 // The SDK's wasi-threads host and pool become wasi-thread-pool's, whichever
 // specifier reached them.
-const REDIRECTS = [
+export const REDIRECTS = [
   [/\/space-data-module-sdk\/src\/host\/wasiThreadHost\.js$/, "wasi-thread-pool/host"],
   [/\/space-data-module-sdk\/src\/host\/wasiThreadPool\.js$/, "wasi-thread-pool/pool"],
 ];
