@@ -27,7 +27,7 @@
 // built for Windows there).
 //
 // Fixtures Wine cannot make: Wine 8's CreateSymbolicLinkW makes nothing
-// (docs/wine.md), so the tests that need a symbolic link in a
+// (test/wasi-c/WINE.md), so the tests that need a symbolic link in a
 // directory get one made here, on the Linux side, in a folder named by
 // WTP_WASI_C_LINKS (see the tests for what they expect in it).
 

@@ -9,6 +9,7 @@
 // never prints: it returns what to do or throws a UsageError (exit 2) or a
 // NotUtf8Error (exit 1).
 
+import { DOCS_URL, docsLink } from "./docs.js";
 import { exactValue } from "./host-bytes.js";
 
 export class UsageError extends Error {
@@ -59,8 +60,7 @@ Options (before the module):
                                compilation options; accepted: cache[=y|n]:
                                keep the module as the runner rewrote it, to
                                compile it at once on the next run (default y;
-                               docs/runner.md, "The module cache"; also
-                               WASI_THREAD_POOL_CACHE=0, and
+                               also WASI_THREAD_POOL_CACHE=0, and
                                WASI_THREAD_POOL_CACHE_DIR for the directory)
   --max-threads <N>            at most N threads alive at once besides the
                                main thread; a spawn fails (pthread_create:
@@ -82,11 +82,18 @@ The program's stdin, stdout and stderr are this process's. Not supported from
 wasmtime's options: --invoke, --preload, other -S/-W/-C keys, and wasmtime's
 other option groups (-O, -D).
 
-Example:
-  wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm input.txt
+Example (the program opens /data/input.txt, the host's ./data/input.txt):
+  wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm /data/input.txt
 
-As a cargo runner (README, "cargo run and cargo test"):
+As a cargo runner:
   CARGO_TARGET_WASM32_WASIP1_THREADS_RUNNER="wasi-thread-pool run --dir . --env RUST_BACKTRACE"
+
+Every option, environment variable and exit status, the module cache, cargo:
+  ${docsLink("cli.md")}
+When something fails:
+  ${docsLink("troubleshooting.md")}
+The documentation:
+  ${DOCS_URL}
 `;
 
 // -S / -W / -C keys this runner accepts. Every value is a wasmtime boolean

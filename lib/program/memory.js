@@ -14,13 +14,14 @@
 // The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
 // Linux's transparent huge pages; nothing elsewhere), before any thread
 // touches it: a program's first touches of tens of MiB cost one fault per
-// 2 MiB instead of one per 4 KiB (docs/runner.md, "What a thread costs").
+// 2 MiB instead of one per 4 KiB (the bench's group 13).
 // WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default.
 
 import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
 import { RESERVE_ENV } from "../worker/guest-memory.js";
 import { envSwitch } from "../worker/env-switch.js";
+import { docsLink } from "./docs.js";
 
 export const HUGE_PAGES_ENV = "WASI_THREAD_POOL_HUGE_PAGES";
 
@@ -53,7 +54,7 @@ export function makeProgramMemory({ initial, maximum }, reserved) {
   } catch (error) {
     throw new RangeError(
       `runWasiThreadsProgram: cannot reserve the program's memory at its maximum (${maximum} pages): ${error.message} ` +
-        `(${RESERVE_ENV}=0 grows it on demand instead, docs/runtime.md "Memory growth across threads").`,
+        `(${RESERVE_ENV}=0 grows it on demand instead: ${docsLink("runtime.md", "memory-growth-across-threads")}).`,
       { cause: error },
     );
   }

@@ -9,6 +9,7 @@ import { statSync } from "node:fs";
 import { compileWasiThreadGuestStored } from "../worker/liftoff.js";
 import { createWasiThreadPool, terminateWasiThreadPool } from "../pool.js";
 import { createProgramControl } from "./control.js";
+import { docsLink } from "./docs.js";
 import { checkProgramImports } from "./link.js";
 import { DEFAULT_MAX_THREADS, DEFAULT_POOL_SIZE, createGrowTimes, createThreadWords } from "./threads.js";
 import { declarationsOf, describePlainMemory, describeProgramMemory } from "../worker/wasm-memory.js";
@@ -163,7 +164,7 @@ export async function loadProgram(wasm, { store = null } = {}) {
     fail(
       TypeError,
       "this module exports no _start function: it is not a command. A reactor (_initialize and " +
-        'exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
+        `exported functions) is run with createWasiThreadSpawn (${docsLink("api.md", "reactors")}).`,
     );
   }
   return { wasmModule, memory, threaded, reserved: threaded && reservesMemory(wasmModule) };

@@ -36,7 +36,7 @@ export function importsThreadSpawn(bytes) {
 // use it (no thread-spawn), the process's flags need the workers' execArgv
 // worked out first (--input-type: lib/program/setup.js), the program will
 // run on node:wasi, or WASI_THREAD_POOL_SPARE=0 (the bench's comparison:
-// bench/thread-start.js; N: N spares, at most 8).
+// bench/lib/thread-start.js; N: N spares, at most 8).
 // How many spares a threaded program gets: WASI_THREAD_POOL_SPARE (0 to 8),
 // 1 by default.
 export function spareCount() {

@@ -10,8 +10,8 @@
  * A real program first touches tens of MiB of that memory (zstd's windows
  * and job buffers), one page fault per 4 KiB page, and a fault costs
  * microseconds on a virtual machine; backed by 2 MiB pages, the same memory
- * takes one fault per 2 MiB (docs/runner.md, "What a thread costs": about a
- * tenth of `zstd -T2 -3`'s run on the 2-vCPU VM). Where the system's
+ * takes one fault per 2 MiB (about a tenth of
+ * `zstd -T2 -3`'s run on a 2-vCPU VM: the bench's group 13). Where the system's
  * transparent huge pages are "always" the advice changes nothing; where they
  * are "never" the kernel ignores it.
  */

@@ -57,7 +57,7 @@ uint32_t wtp__wasi_nt_readlink(HANDLE h, char *buf, size_t size, size_t *len,
 
 /* Wine (the only Windows the tests run on) follows Unix symbolic links
  * inside NtCreateFile, FILE_OPEN_REPARSE_POINT or not, and shows nothing of
- * the link on the handle (docs/wine.md: measured on Wine 8). The one tell is
+ * the link on the handle (test/wasi-c/WINE.md: measured on Wine 8). The one tell is
  * the handle's name (FileNameInformation), which is the link's target. So
  * under Wine, and only there (detected once: ntdll's wine_get_version),
  * every open of a name relative to a directory is checked after the fact:

@@ -13,7 +13,7 @@
  * it uses the tree scripts/wasi-c-windows.js made on the Linux side
  * (WTP_WASI_C_LINKS, WTP_WASI_C_OUTSIDE), or says it skips the link cases.
  * Under Wine those links are Unix symlinks, which Wine follows without
- * showing a reparse point (docs/wine.md): they are the escapes
+ * showing a reparse point (test/wasi-c/WINE.md): they are the escapes
  * a Windows sandbox must still refuse there.
  *
  * Every escape must fail (EPERM, as on POSIX, where the answer is the
