@@ -129,6 +129,7 @@ function createStdinFeeder(source, control, stdinBuffer) {
 
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
+  const spares = spareCount(); // WASI_THREAD_POOL_SPARE, checked before anything is made
   const run = await makeProgram(opts, await loadProgram(wasm));
   run.workerFault = null;
   run.workerGone = false;
@@ -136,7 +137,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   // The node:wasi fallback's output ring to its streams (the C WASI's pipes
   // are read by lib/program/wasi.js).
   const output = program.outRing ? createRingOutput(run, opts) : { drain() {}, finish() {} };
-  startMainThread(run, opts);
+  startMainThread(run, opts, spares);
   // The C WASI reads stdin itself (lib/program/wasi.js feeds what is not a descriptor).
   const feeder = run.programWasi
     ? { serve() {}, close() {} }
@@ -183,14 +184,14 @@ function createRingOutput(run, opts) {
   };
 }
 
-// The guest's main thread's worker and, for a threaded program, the watch
-// over its queue of threads (lib/program/threads.js). Sets run.worker,
+// The guest's main thread's worker and, for a threaded program, its `spares`
+// and the watch over its queue of threads (lib/program/threads.js). Sets run.worker,
 // run.supervisorSpawn, run.queueWatch, and run.workerFault / run.workerGone
 // as the worker fails or exits (each also wakes the supervision loop).
-function startMainThread(run, opts) {
+function startMainThread(run, opts, spareWorkers) {
   const { program, threaded, wasmModule, memory, plainMemory, pool } = run;
   const processState = { program };
-  const spares = threaded ? openSpareSlots(program, spareCount()) : 0;
+  const spares = threaded ? openSpareSlots(program, spareWorkers) : 0;
   run.worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv: program.execArgv,
     workerData: { wasmModule, memory, plainMemory, pool, processState },
