@@ -89,6 +89,11 @@ for (const { name, env, skip } of WASIS) {
       assert.equal(r.exitCode, 141, r.stderr);
     });
 
+    test("a stream whose write() throws: the program ends with 141, and the run settles", async () => {
+      const r = await runCase({ writer: "main", stdout: "throwing" }, env);
+      assert.equal(r.exitCode, 141, r.stderr);
+    });
+
     test("a stream destroyed while the writer waits for it: the wait ends, and the program with 141", async () => {
       const r = await runCase({ writer: "thread", stdout: "paused", act: "destroy" }, env);
       assertWaited(r);

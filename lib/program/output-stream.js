@@ -10,7 +10,7 @@
 //     writer waits in its write (a full pipe, a full ring) as on a pipe whose
 //     reader does not read, and the stream holds no more than its own buffer.
 //   - Closing: a stream destroyed, ended or failed (before the run or during
-//     it) is a reader that has gone. onClosed() runs once; what is written
+//     it; a write() that throws is a failure too) is a reader that has gone. onClosed() runs once; what is written
 //     after is dropped, and the program's writes to it answer EPIPE, which
 //     ends the program with 141 (lib/program/control.js, endOnBrokenPipe).
 //     The sink listens for the stream's 'error' while it is attached: a
@@ -67,7 +67,14 @@ export function createOutputSink(stream, { onReady = () => {}, onClosed = () => 
     write(bytes) {
       if (!closed && streamClosed(stream)) close();
       if (closed) return true;
-      if (stream.write(bytes) === false && evented) waiting = true;
+      let more;
+      try {
+        more = stream.write(bytes);
+      } catch {
+        close(); // the caller's stream failed: its reader has gone
+        return true;
+      }
+      if (more === false && evented) waiting = true;
       return !waiting;
     },
     get waiting() {

@@ -5,6 +5,7 @@
 // then}) and `stdout`, what its stream is:
 //   "destroyed" / "ended"  a PassThrough destroyed / ended before the run
 //   "failing"              a Writable whose every write fails
+//   "throwing"             an object whose write() throws
 //   "paused"               a PassThrough no one reads until the program's
 //                          writer waits; then, by `act`: "read" (read it to
 //                          the end), "stdin" (write a byte to the program's
@@ -28,6 +29,12 @@ const bytes = await buildStreamProgram(shape);
 let stdout;
 if (shape.stdout === "failing") {
   stdout = new Writable({ write: (_chunk, _encoding, done) => done(new Error("the disk is full")) });
+} else if (shape.stdout === "throwing") {
+  stdout = {
+    write() {
+      throw new Error("the caller's write threw");
+    },
+  };
 } else {
   stdout = new PassThrough();
   if (shape.stdout === "destroyed") stdout.destroy();
