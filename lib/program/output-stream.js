@@ -26,7 +26,7 @@ export function streamClosed(stream) {
 
 // stream: the caller's; onReady(): the stream drained after write() answered
 // false; onClosed(): the stream closed (at once, from here, when it is
-// closed already). Returns {write(bytes) -> boolean, waiting, closed, detach()}.
+// closed already). Returns {write(bytes) -> boolean, waiting, detach()}.
 export function createOutputSink(stream, { onReady = () => {}, onClosed = () => {} } = {}) {
   const evented = typeof stream.on === "function" && typeof stream.off === "function";
   let closed = false;
@@ -79,10 +79,6 @@ export function createOutputSink(stream, { onReady = () => {}, onClosed = () => 
     },
     get waiting() {
       return waiting;
-    },
-    get closed() {
-      if (!closed && streamClosed(stream)) close();
-      return closed;
     },
     detach,
   };
