@@ -2,7 +2,12 @@
 // root. Under the browser condition (lib/program/run.browser.js) the runner
 // rejects: it is Node-only.
 
-/** Where a program's stdout or stderr goes: a file descriptor, a stream that has one, or any writable stream. */
+/**
+ * Where a program's stdout or stderr goes: a file descriptor, a stream that has one, or any writable
+ * stream. A stream without a descriptor is the reader of a pipe: while its `write()` answers false
+ * the program's writes wait for its `'drain'`, and a stream destroyed, ended or failing ends the
+ * program with 141.
+ */
 export type WasiProgramOutput = number | { readonly fd: number } | { write(chunk: Uint8Array | string): unknown };
 
 /** A stream the program's fd 0 reads from; only `on`, `off`, `pause` and `resume` are used. */
@@ -34,11 +39,11 @@ export interface RunWasiThreadsProgramOptions {
   stderr?: WasiProgramOutput;
   /** Preopened directories: `{ "/guest/path": "host/dir" }`. */
   preopens?: Readonly<Record<string, string>>;
-  /** The most pool workers alive at once; threads beyond wait for a free worker. Default 1024. */
+  /** The most pool workers alive at once (1 to 268435454); threads beyond wait for a free worker. Default 1024. */
   poolSize?: number;
   /**
-   * The most threads alive at once, the main thread not counted: `thread-spawn` fails (EAGAIN)
-   * only beyond it. Default 16384.
+   * The most threads alive at once, the main thread not counted (0 to 268435454): `thread-spawn`
+   * fails (EAGAIN) only beyond it. Default 16384.
    */
   maxThreads?: number;
   /** The pool's waits. Default: native when the addon loads. */
@@ -46,7 +51,10 @@ export interface RunWasiThreadsProgramOptions {
 }
 
 export interface WasiProgramResult {
-  /** proc_exit's code (0-125); 0 when _start returned; 1 for proc_exit outside [0, 126); 134 after a trap. */
+  /**
+   * proc_exit's code (0-125); 0 when _start returned; 1 for proc_exit outside [0, 126); 134 after a
+   * trap; 141 after a write into a closed pipe (or a caller's stream that has closed).
+   */
   exitCode: number;
 }
 

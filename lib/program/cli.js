@@ -11,6 +11,7 @@
 
 import { DOCS_URL, docsLink } from "./docs.js";
 import { exactValue } from "./host-bytes.js";
+import { MOST_THREADS } from "./threads.js";
 
 export class UsageError extends Error {
   constructor(message) {
@@ -64,9 +65,11 @@ Options (before the module):
                                WASI_THREAD_POOL_CACHE_DIR for the directory)
   --max-threads <N>            at most N threads alive at once besides the
                                main thread; a spawn fails (pthread_create:
-                               EAGAIN) only beyond (default 16384)
-  --pool <N>                   at most N pool workers alive at once (default
-                               1024); threads beyond wait for a free worker
+                               EAGAIN) only beyond (0 to 268435454; default
+                               16384)
+  --pool <N>                   at most N pool workers alive at once (1 to
+                               268435454; default 1024); threads beyond wait
+                               for a free worker
   --implementation <IMPL>      the pool's waits: native (the addon; the default
                                when it loads) or js
   -h, --help                   show this help
@@ -74,9 +77,12 @@ Options (before the module):
 
 Exit status: the program's proc_exit code (0 when _start returns);
 proc_exit outside [0..126) is an error: 1. A trap on any thread: 134, with
-the thread and the trap on stderr. A module that cannot be linked (an import
-the runner does not provide, or a WASI import of the wrong type): 1, before
-it runs. A usage error: 2.
+the thread and the trap on stderr. A write into a pipe whose reader has gone
+(wasi-thread-pool app.wasm | head -1): 141, as SIGPIPE ends a native
+program, without a message. A module that cannot be read or linked (an
+import the runner does not provide, or a WASI import of the wrong type), or
+a bad WASI_THREAD_POOL_* variable: 1, before it runs, with the module's file
+or the variable named. A usage error: 2.
 
 The program's stdin, stdout and stderr are this process's. Not supported from
 wasmtime's options: --invoke, --preload, other -S/-W/-C keys, and wasmtime's
@@ -207,12 +213,12 @@ function parseWasmtimeKeys(group, list, opts) {
   }
 }
 
-// A decimal integer of at least `least` (1: positive, 0: non-negative).
+// A decimal integer from `least` to MOST_THREADS (the API's limit, checked
+// here so that the message names the flag).
 function integerOption(flag, text, least) {
   const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < least) {
-    const kind = least === 0 ? "a non-negative integer" : "a positive integer";
-    throw new UsageError(`${flag} needs ${kind} (got ${JSON.stringify(text)}).`);
+  if (!/^[0-9]+$/.test(text) || n < least || n > MOST_THREADS) {
+    throw new UsageError(`${flag} must be an integer from ${least} to ${MOST_THREADS} (got ${JSON.stringify(text)}).`);
   }
   return n;
 }
