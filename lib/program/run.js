@@ -20,7 +20,8 @@
 // on any thread, or a trap on any thread) the supervisor retires the pool,
 // wakes native waits, and terminates every worker of the program: all of them
 // are its own (lib/program/starts.js), so none outlives the thread that made
-// it. Then it resolves {exitCode}.
+// it. Then it gives the program's memory back to the OS and resolves
+// {exitCode}.
 
 import { write } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -42,6 +43,7 @@ import {
   fullStallMessage,
   programOutcome,
 } from "./control.js";
+import { releaseProgramMemory } from "./memory.js";
 import { createSupervisorSpawn, openSpareSlots, startSpare } from "./pool.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
 import { spareCount } from "./spare-worker.js";
@@ -148,6 +150,8 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   // to their end (C WASI), or the ring's records.
   await run.programWasi?.release();
   drainOutput();
+  // Every worker of the program has exited (stopEverything): its memory is garbage.
+  releaseProgramMemory(run.memory);
   return outcome(program, run.workerFault, (text) => writeText(opts.stderr, text));
 }
 
