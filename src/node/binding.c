@@ -979,54 +979,40 @@ static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   return make_int32(env, wtp__park_running());
 }
 
-/* The bytes of a Uint8Array argument as [*data, *data + *length); false (a
- * TypeError pending, naming call) for anything else. */
-static bool get_bytes_arg(napi_env env, napi_value arg, const char* error,
-                          void** data, size_t* length) {
+/* op(data, length) over the bytes of the call's Uint8Array argument, as a
+ * boolean; for anything else, a TypeError with the text error. */
+static napi_value call_on_bytes(napi_env env, napi_callback_info info,
+                                const char* error, bool (*op)(void*, size_t)) {
+  napi_value argv[1];
+  GET_ARGS(env, info, 1, argv);
   bool is_typed = false;
+  WTP_NAPI_CALL(env, napi_is_typedarray(env, argv[0], &is_typed));
   napi_typedarray_type type = napi_int8_array;
-  if (napi_is_typedarray(env, arg, &is_typed) != napi_ok) is_typed = false;
-  if (is_typed && napi_get_typedarray_info(env, arg, &type, length, data, NULL,
-                                           NULL) != napi_ok)
-    is_typed = false;
-  if (is_typed && type == napi_uint8_array) return true;
-  napi_throw_type_error(env, NULL, error);
-  return false;
+  size_t length = 0;
+  void* data = NULL;
+  if (is_typed)
+    WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[0], &type, &length,
+                                                &data, NULL, NULL));
+  if (!is_typed || type != napi_uint8_array) return type_error(env, error);
+  napi_value result;
+  WTP_NAPI_CALL(env, napi_get_boolean(env, op(data, length), &result));
+  return result;
 }
 
 /* adviseHugePages(view) -> boolean: wtp__os_advise_huge_pages over the bytes
  * of a Uint8Array (the runner's, over a program's memory:
  * lib/program/memory.js). True when the OS took the advice. */
 static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  GET_ARGS(env, info, 1, argv);
-  void* data = NULL;
-  size_t length = 0;
-  if (!get_bytes_arg(env, argv[0], "adviseHugePages: view must be a Uint8Array",
-                     &data, &length))
-    return NULL;
-  napi_value result;
-  WTP_NAPI_CALL(
-      env,
-      napi_get_boolean(env, wtp__os_advise_huge_pages(data, length), &result));
-  return result;
+  return call_on_bytes(env, info, "adviseHugePages: view must be a Uint8Array",
+                       wtp__os_advise_huge_pages);
 }
 
 /* releasePages(view) -> boolean: wtp__os_release_pages over the bytes of a
  * Uint8Array (the runner's, over the memory of a program whose every thread
  * has stopped: lib/program/memory.js). True when the OS took the pages. */
 static napi_value js_release_pages(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  GET_ARGS(env, info, 1, argv);
-  void* data = NULL;
-  size_t length = 0;
-  if (!get_bytes_arg(env, argv[0], "releasePages: view must be a Uint8Array",
-                     &data, &length))
-    return NULL;
-  napi_value result;
-  WTP_NAPI_CALL(
-      env, napi_get_boolean(env, wtp__os_release_pages(data, length), &result));
-  return result;
+  return call_on_bytes(env, info, "releasePages: view must be a Uint8Array",
+                       wtp__os_release_pages);
 }
 
 #ifdef WTP_ADDON_TEST_HOOKS
