@@ -13,25 +13,14 @@
 //               rounds, each with its own stdin: every run's stdout
 
 import { readdirSync } from "node:fs";
-import { Writable } from "node:stream";
 import v8 from "node:v8";
 import { MessagePort } from "node:worker_threads";
 import { runWasiThreadsProgram } from "../../lib/index.js";
+import { collector } from "./collector.js";
 import { buildProgram } from "./program-guests.js";
 
 const implementation = process.env.WTP_IMPL || undefined;
 const runs = Number(process.env.WTP_RUNS);
-
-function collector() {
-  const chunks = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(chunk);
-      done();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString("latin1") };
-}
 
 async function run(bytes, options = {}) {
   const stdout = collector();
@@ -40,8 +29,8 @@ async function run(bytes, options = {}) {
     implementation,
     stdin: null,
     ...options,
-    stdout: stdout.stream,
-    stderr: stderr.stream,
+    stdout,
+    stderr,
   });
   if (exitCode !== 0) throw new Error(`exit ${exitCode}: ${stderr.text()}`);
   return stdout.text();
