@@ -17,6 +17,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
+import v8 from "node:v8";
 import { runChild } from "./support/cli-child.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
 
@@ -25,6 +26,8 @@ const CHILD = fileURLToPath(new URL("./support/embedder-child.js", import.meta.u
 // and 3 times that at load average 35.
 const BOUND_MS = 300_000;
 const MIB = 2 ** 20;
+// The child counts MessagePorts with v8.queryObjects (Node 20.13 and later).
+const noPortCount = typeof v8.queryObjects !== "function" && "v8.queryObjects is missing (Node 20.13 or later has it)";
 
 async function embedder(kind, runs, implementation = "") {
   const env = { ...process.env, WTP_EMBEDDER: kind, WTP_RUNS: String(runs), WTP_IMPL: implementation };
@@ -50,7 +53,8 @@ describe("a long-running embedder", () => {
   });
 
   for (const implementation of IMPLEMENTATIONS) {
-    test(`ports, resources, threads and descriptors after 12 runs are those after the first (${implementation} pool)`, async () => {
+    const title = `ports, resources, threads and descriptors after 12 runs are those after the first (${implementation} pool)`;
+    test(title, { skip: noPortCount }, async () => {
       const { first, last } = await embedder("ports", 12, implementation);
       assert.deepEqual(last, first);
     });

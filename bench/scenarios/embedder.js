@@ -45,7 +45,8 @@ async function runner(program) {
 
 // After a full collection: the heap in use and the MessagePorts alive.
 function settled() {
-  const ports = v8.queryObjects(MessagePort, { format: "count" });
+  // v8.queryObjects: Node 20.13 and later (NaN before).
+  const ports = typeof v8.queryObjects === "function" ? v8.queryObjects(MessagePort, { format: "count" }) : NaN;
   return { ports, heap: process.memoryUsage().heapUsed };
 }
 
