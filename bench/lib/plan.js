@@ -18,6 +18,7 @@ import { runnerScenarios } from "./runner-plan.js";
 import { threadStartScenarios } from "./thread-start.js";
 import { memoryGrowthScenarios } from "./memory-growth-plan.js";
 import { programCostScenarios } from "./program-costs-plan.js";
+import { embedderScenarios } from "./embedder-plan.js";
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
 // skips the variants marked skipInQuick, to keep the child processes few.
@@ -721,6 +722,8 @@ export function buildPlan({ quick }) {
   plan.push(...memoryGrowthScenarios(Q));
   // Group 13, a real program's fixed costs (issue 29): a block of its own.
   plan.push(...programCostScenarios(Q));
+  // Group 14, a long-running embedder (issue 36): a block of its own.
+  plan.push(...embedderScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

@@ -10,6 +10,8 @@
 //   makeProgramMemory(memoryType, reserved) -> {memory, memoryPages}: the
 //     shared memory (at its maximum when reserved) and the counter (null
 //     when not reserved).
+//   releaseProgramMemory(memory) -> boolean: gives the memory's pages back
+//     to the OS once every thread of its program has stopped.
 //
 // The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
 // Linux's transparent huge pages; nothing elsewhere), before any thread
@@ -35,6 +37,20 @@ export function adviseHugePages(memory, env = process.env) {
   const advise = native.binding?.adviseHugePages;
   if (typeof advise !== "function" || !hugePagesWanted(env)) return false;
   return advise(new Uint8Array(memory.buffer));
+}
+
+// A finished program's memory is garbage, but stays allocated, and resident,
+// until V8 collects it: an embedder that runs program after program held
+// gigabytes between collections (docs/runner.md, "Running many programs in
+// one process"). Its pages go back to the OS as soon as the program ends
+// (src/os/wtp_memory.h: Linux; elsewhere the memory waits for the
+// collector); the memory stays valid, zero where read again. Only for
+// memory no thread can touch any more: the caller has seen every worker of
+// the program exit. True when the OS took the pages.
+export function releaseProgramMemory(memory) {
+  const release = native.binding?.releasePages;
+  if (typeof release !== "function" || !(memory instanceof WebAssembly.Memory)) return false;
+  return release(new Uint8Array(memory.buffer));
 }
 
 export function reservesMemory(wasmModule) {

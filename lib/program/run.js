@@ -18,8 +18,10 @@
 // through shared words (lib/program/control.js) that the supervisor waits on
 // with Atomics.waitAsync. When the program ends (proc_exit or _start's return
 // on any thread, or a trap on any thread) the supervisor retires the pool,
-// wakes native waits, and terminates the main thread's worker, which ends
-// every pool worker with it; then it resolves {exitCode}.
+// wakes native waits, and terminates every worker of the program: all of them
+// are its own (lib/program/starts.js), so none outlives the thread that made
+// it. Then it gives the program's memory back to the OS and resolves
+// {exitCode}.
 
 import { write } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -42,6 +44,7 @@ import {
   fullStallMessage,
   programOutcome,
 } from "./control.js";
+import { releaseProgramMemory } from "./memory.js";
 import { createOutputSink, streamClosed } from "./output-stream.js";
 import { createSupervisorSpawn, openSpareSlots, startSpare } from "./pool.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
@@ -148,6 +151,8 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   // to their end (C WASI), or the ring's records.
   await run.programWasi?.release();
   output.finish();
+  // Every worker of the program has exited (stopEverything): its memory is garbage.
+  releaseProgramMemory(run.memory);
   return outcome(program, run.workerFault, (text) => writeText(opts.stderr, text));
 }
 
@@ -232,6 +237,7 @@ async function supervise(run, drainOutput, feeder) {
       if (run.workerFault || run.workerGone) break;
       drainOutput();
       feeder.serve();
+      run.supervisorSpawn?.startRequested();
       const waiting = Atomics.waitAsync(control, C_DOORBELL, seen);
       if (waiting.async) {
         await new Promise((resolve) => {
@@ -274,8 +280,9 @@ async function outcome(program, workerFault, writeStderr) {
 }
 
 // Every thread of the program stops: no slot can be claimed or served any
-// more, native waits return, and the main thread's worker (with every pool
-// worker under it) is terminated.
+// more, native waits return, and every worker of the program (the main
+// thread's and the pool's, all made on this thread) is terminated; resolves
+// when each has exited.
 async function stopProgram(pool, worker, ownWorkers) {
   if (pool === null) {
     await worker.terminate(); // a plain program: its one thread

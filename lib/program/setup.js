@@ -16,6 +16,7 @@ import { declarationsOf, describePlainMemory, describeProgramMemory } from "../w
 import { growthRemedyWanted } from "../worker/guest-memory.js";
 import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./wasi.js";
 import { makeProgramMemory, reservesMemory } from "./memory.js";
+import { createStartRequests } from "./starts.js";
 
 const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
 
@@ -239,6 +240,8 @@ export async function makeProgram(opts, { wasmModule, memory: memoryType, thread
     // program (lib/program/threads.js); a plain program has none.
     threads: threaded ? createThreadWords(opts.maxThreads) : null,
     growTimes: threaded ? createGrowTimes(opts.poolSize) : null,
+    // The workers its threads ask the supervisor to start (lib/program/starts.js).
+    starts: threaded ? createStartRequests() : null,
     // The program's size in pages when its memory is reserved
     // (lib/program/memory.js), read and grown by every thread; else null.
     memoryPages,
