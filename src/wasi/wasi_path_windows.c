@@ -30,7 +30,7 @@
  *     root; a ':' in a component (an alternate data stream, "file:stream",
  *     "file::$DATA"), a reserved device name as a component, with or
  *     without an extension or trailing spaces (CON, PRN, AUX, NUL, COM0-9,
- *     LPT0-9, the superscript COM/LPT digits, CONIN$, CONOUT$), a
+ *     LPT0-9, the superscript COM/LPT digits, CONIN$, CONOUT$, CLOCK$), a
  *     component ending in '.' or ' ' (Win32 strips those, so the entry
  *     would be another name to every other program), and the characters
  *     NTFS refuses in a name (< > " | ? * and control characters): EINVAL;
@@ -378,8 +378,10 @@ static int reserved_name(const char *name, size_t len) {
   if (stem > 7) return 0;
   for (size_t i = 0; i < stem; i++) up[i] = (char)ascii_upper(name[i]);
   up[stem] = '\0';
-  static const char *const fixed[] = {"CON", "PRN",    "AUX",
-                                      "NUL", "CONIN$", "CONOUT$"};
+  /* CLOCK$: the clock device of MS-DOS and early Windows NT, which some
+   * Windows versions still reserve; refused as the others are. */
+  static const char *const fixed[] = {"CON",    "PRN",     "AUX",   "NUL",
+                                      "CONIN$", "CONOUT$", "CLOCK$"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
     if (strcmp(up, fixed[i]) == 0) return 1;
   if (strncmp(up, "COM", 3) != 0 && strncmp(up, "LPT", 3) != 0) return 0;

@@ -446,6 +446,8 @@ static void test_windows_forms(void) {
       "LPT1",
       "AUX",
       "PRN",
+      "CLOCK$",
+      "clock$.txt",
       "nul.txt",
       "sub/CON.log",
       "inside.txt:stream",
@@ -465,11 +467,10 @@ static void test_windows_forms(void) {
   }
   /* Nothing was made under any of those names (Wine has no streams or
    * devices there: it would make plain files named so). */
-  static const char *const made[] = {"NUL",         "nul",
-                                     "CON",         "COM1",
-                                     "nul.txt",     "inside.txt:stream",
-                                     "sub:stream",  "inside.txt.",
-                                     "inside.txt ", "sub\\CON.log"};
+  static const char *const made[] = {
+      "CLOCK$",     "clock$.txt",  "NUL",         "nul",
+      "CON",        "COM1",        "nul.txt",     "inside.txt:stream",
+      "sub:stream", "inside.txt.", "inside.txt ", "sub\\CON.log"};
   for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
     if (at_links(made[i])) printf("  made: %s\n", made[i]);
     CHECK(!at_links(made[i]));
