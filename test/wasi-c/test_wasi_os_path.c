@@ -303,8 +303,26 @@ static void hold_and_swap(const char *hold, const char *moved,
   CHECK_EQ(g_rename(decoy, hold), 0);
 }
 
+/* Reads what fd holds into buf[size] (NUL-terminated); with write rights,
+ * also writes "inside\n" over its start (an outside secret would change:
+ * check_outside_untouched); closes fd. */
+static void read_write_close(uint32_t fd, uint64_t rights, char *buf,
+                             size_t size) {
+  memset(buf, 0, size);
+  put_iovec(&memory, IOV, BUF, (uint32_t)(size - 1));
+  if (CALL(wasi, &memory, "fd_read", fd, IOV, 1, OUT) == 0)
+    memcpy(buf, memory.base + BUF, wtp__wasi_load32(&memory, OUT));
+  if (rights & WASI_RIGHTS_FD_WRITE) {
+    put(BUF, "inside\n");
+    put_iovec(&memory, IOV, BUF, 7);
+    CALL(wasi, &memory, "fd_pwrite", fd, IOV, 1, (uint64_t)0, OUT);
+  }
+  CALL(wasi, &memory, "fd_close", fd);
+}
+
 /* Opens path beneath dir (following links): 0 if refused; if it opened,
- * reads and prints what it read, and answers 1. */
+ * reads (and with write rights writes), prints what it read, and answers
+ * 1. */
 static int escaped_read(uint32_t dir, const char *path, uint64_t rights) {
   uint32_t fd;
   uint32_t e = g_open_at(dir, FOLLOW, path, 0, rights, &fd);
@@ -312,16 +330,8 @@ static int escaped_read(uint32_t dir, const char *path, uint64_t rights) {
     printf("  %s beneath the held fd: errno %u\n", path, e);
     return 0;
   }
-  char buf[64] = {0};
-  put_iovec(&memory, IOV, BUF, sizeof buf - 1);
-  if (CALL(wasi, &memory, "fd_read", fd, IOV, 1, OUT) == 0)
-    memcpy(buf, memory.base + BUF, wtp__wasi_load32(&memory, OUT));
-  if (rights & WASI_RIGHTS_FD_WRITE) {
-    put(BUF, "ESCAPE");
-    put_iovec(&memory, IOV, BUF, 6);
-    CALL(wasi, &memory, "fd_write", fd, IOV, 1, OUT);
-  }
-  CALL(wasi, &memory, "fd_close", fd);
+  char buf[64];
+  read_write_close(fd, rights, buf, sizeof buf);
   printf("  ESCAPED: %s beneath the held fd opened, read \"%s\"\n", path, buf);
   return 1;
 }
@@ -376,23 +386,13 @@ static void test_held_dir_renamed(void) {
   CHECK(strcmp(buf, "decoy\n") == 0);
 }
 
-/* One open of path for the swap: 0 refused, 1 read "inside", 2 reached
- * the outside (read the secret). With write rights it also writes
- * "inside\n" over the start of what it opened (the outside's secret would
- * change: check_outside_untouched). */
+/* One open of path for the swap (read_write_close): 0 refused, 1 read
+ * "inside", 2 reached the outside (read the secret). */
 static int swap_open(const char *path, uint64_t rights) {
   uint32_t fd;
   if (g_open(FOLLOW, path, 0, rights, &fd)) return 0;
-  char buf[16] = {0};
-  put_iovec(&memory, IOV, BUF, sizeof buf - 1);
-  if (CALL(wasi, &memory, "fd_read", fd, IOV, 1, OUT) == 0)
-    memcpy(buf, memory.base + BUF, wtp__wasi_load32(&memory, OUT));
-  if (rights & WASI_RIGHTS_FD_WRITE) {
-    put(BUF, "inside\n");
-    put_iovec(&memory, IOV, BUF, 7);
-    CALL(wasi, &memory, "fd_pwrite", fd, IOV, 1, (uint64_t)0, OUT);
-  }
-  CALL(wasi, &memory, "fd_close", fd);
+  char buf[16];
+  read_write_close(fd, rights, buf, sizeof buf);
   return strncmp(buf, "SECRET", 6) == 0 ? 2 : 1;
 }
 
