@@ -79,10 +79,9 @@ uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h,
                               int names);
 
 /* wasi_path_wine.c: the Unix side under Wine on Linux x86-64 (WASI ENOTSUP
- * elsewhere). An entry's identity: device, inode, whether a directory. */
+ * elsewhere). An entry's identity: its device and inode. */
 typedef struct wtp__wasi_wine_id {
   uint64_t dev, ino;
-  int dir;
 } wtp__wasi_wine_id;
 /* fstatat(dir's descriptor, name, AT_SYMLINK_NOFOLLOW): *link says whether
  * the entry is a symbolic link (then *id is the link's own). */

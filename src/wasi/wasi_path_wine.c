@@ -32,7 +32,6 @@
 #define AT_SYMLINK_NOFOLLOW_ 0x100
 #define S_IFMT_ 0170000
 #define S_IFLNK_ 0120000
-#define S_IFDIR_ 0040000
 
 /* struct stat of Linux x86-64 (144 bytes). */
 typedef struct linux_stat {
@@ -89,14 +88,16 @@ typedef NTSTATUS(CDECL *handle_to_fd_fn)(HANDLE, unsigned int, int *,
 typedef const char *(CDECL *host_version_fn)(const char **, const char **);
 
 /* ntdll's wine_server_handle_to_fd once Wine is seen to run on Linux, else
- * NULL; `looked` says whether it was looked up. Relaxed: every thread that
- * looks computes the same pointer into ntdll, which stays loaded; nothing
- * else is published through them. */
+ * NULL; `looked` says that handle_to_fd holds the answer. Every thread that
+ * looks computes the same answer (a pointer into ntdll, which stays
+ * loaded), so racing lookers may both store it. handle_to_fd is written
+ * (relaxed) before `looked` is set with release, which pairs with the
+ * acquire load of `looked` before handle_to_fd is read. */
 static _Atomic(handle_to_fd_fn) handle_to_fd;
 static atomic_int looked;
 
 static handle_to_fd_fn unix_fd_getter(void) {
-  if (atomic_load_explicit(&looked, memory_order_relaxed))
+  if (atomic_load_explicit(&looked, memory_order_acquire))
     return atomic_load_explicit(&handle_to_fd, memory_order_relaxed);
   handle_to_fd_fn fn = NULL;
   HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
@@ -110,7 +111,7 @@ static handle_to_fd_fn unix_fd_getter(void) {
     fn = (handle_to_fd_fn)(void (*)(void))GetProcAddress(
         ntdll, "wine_server_handle_to_fd");
   atomic_store_explicit(&handle_to_fd, fn, memory_order_relaxed);
-  atomic_store_explicit(&looked, 1, memory_order_relaxed);
+  atomic_store_explicit(&looked, 1, memory_order_release);
   return fn;
 }
 
@@ -137,7 +138,6 @@ uint32_t wtp__wasi_wine_lstat_at(HANDLE dir, const char *name,
   unix_close(fd);
   if (r < 0) return linux_errno(r);
   id->dev = st.dev, id->ino = st.ino;
-  id->dir = (st.mode & S_IFMT_) == S_IFDIR_;
   *link = (st.mode & S_IFMT_) == S_IFLNK_;
   return WASI_ESUCCESS;
 }
@@ -151,7 +151,6 @@ uint32_t wtp__wasi_wine_fstat(HANDLE h, wtp__wasi_wine_id *id) {
   unix_close(fd);
   if (r < 0) return linux_errno(r);
   id->dev = st.dev, id->ino = st.ino;
-  id->dir = (st.mode & S_IFMT_) == S_IFDIR_;
   return WASI_ESUCCESS;
 }
 
