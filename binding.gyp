@@ -25,6 +25,7 @@
       "src/wasi/wasi_misc.c",
       "src/wasi/wasi_path.c",
       "src/wasi/wasi_path_windows.c",
+      "src/wasi/wasi_path_wine.c",
       "src/wasi/wasi_path_calls.c",
       "src/wasi/wasi_path_host_windows.c",
       "src/wasi/wasi_imports.c",

@@ -6,7 +6,7 @@ import globals from "globals";
 
 export default [
   {
-    ignores: ["node_modules/", "build/", "dist/", "prebuilds/", "bench/results/", "test/c/out/", ".tmp/"],
+    ignores: ["node_modules/", "build/", "dist/", "prebuilds/", "test/c/out/", ".tmp/"],
   },
   js.configs.recommended,
   {

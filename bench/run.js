@@ -6,9 +6,8 @@
 //   node bench/run.js --quick    CI smoke run (a minute or two); writes
 //                                .tmp/bench/quick.{md,json,svg}
 //   node bench/run.js --publish  full run that rewrites the committed
-//                                docs/benchmarks.{md,json,svg} and the
-//                                README's headline table (whoever publishes
-//                                figures)
+//                                docs/benchmarks.{md,json,svg} (whoever
+//                                publishes figures)
 //
 // Before its first row it builds what it needs from this repository
 // (bench/lib/prepare.js: the one-file pool workers into dist/, the
@@ -25,8 +24,7 @@
 //
 // Options:
 //   --quick             small sizes, one repetition
-//   --publish           write docs/ and the README's headline (a full run of
-//                       every scenario only)
+//   --publish           write docs/ (a full run of every scenario only)
 //   --only=a,b          only the scenarios whose id starts with one of these
 //   --impl=js|native    only one implementation (default: every one available)
 //   --reps=N            repetitions per implementation (default: per scenario)
@@ -39,7 +37,7 @@
 //                       a build of src/ (the bench compares the addon it
 //                       measures with a fresh node-gyp build of src/)
 //   --render=FILE.json  measure nothing: rewrite the Markdown and SVG next to
-//                       FILE.json from its results (after editing analysis.md)
+//                       FILE.json from its results
 //
 // Every repetition of every scenario runs in a fresh child process, and the
 // implementations alternate (A B A B ...) so that drift of a shared machine
@@ -55,7 +53,7 @@ import { summarize, downsampleSorted } from "./lib/stats.js";
 import { machineInfo } from "./lib/machine.js";
 import { compareAddonWithSources } from "./lib/addon-source.js";
 import { ccAddon } from "./lib/cc-addon.js";
-import { evaluateTargets, formatLoadLines, formatTable, renderReadmeHeadline, rewriteReadme, writeReport } from "./lib/report.js";
+import { evaluateTargets, formatLoadLines, formatTable, writeReport } from "./lib/report.js";
 import { needsWaveGuest, prepareBench } from "./lib/prepare.js";
 import { cpusNeeded, loadBetween, loadSample } from "./lib/load.js";
 
@@ -100,16 +98,6 @@ if (typeof opt("render") === "string") {
     rewriteJson: false,
   });
   for (const f of files) console.error(`bench: wrote ${relative(repoDir, f) || f}`);
-  if (file === join(repoDir, "docs", "benchmarks.json") && data.run.mode === "full" && data.run.complete) {
-    if (
-      rewriteReadme(
-        join(repoDir, "README.md"),
-        renderReadmeHeadline({ results: data.results, machine: data.machine, runInfo: data.run }),
-      )
-    ) {
-      console.error("bench: rewrote the headline table of README.md");
-    }
-  }
   process.exit(0);
 }
 const quick = !!opt("quick");
@@ -544,15 +532,9 @@ if (!opt("no-report")) {
   const base = quick ? "quick" : "benchmarks";
   const files = writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls });
   for (const f of files) log(`bench: wrote ${relative(repoDir, f) || f}`);
-  // The README quotes the headline figures of the last published run.
-  if (publish) {
-    const readme = join(repoDir, "README.md");
-    if (rewriteReadme(readme, renderReadmeHeadline({ results, machine, runInfo })))
-      log("bench: rewrote the headline table of README.md");
-    else log("bench: README.md has no bench:headline markers; left alone");
-  } else {
+  if (!publish) {
     log(
-      `bench: the report is ${relative(repoDir, files[0])} (an ignored folder); \`npm run bench -- --publish\` rewrites docs/benchmarks.* and the README's headline`,
+      `bench: the report is ${relative(repoDir, files[0])} (an ignored folder); \`npm run bench -- --publish\` rewrites docs/benchmarks.*`,
     );
   }
 }

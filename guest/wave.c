@@ -5,7 +5,7 @@
  * `wasi.thread-spawn` import and wasm atomics, its own per-thread stacks, and
  * the knobs read with WASI environ_get.
  *
- * Exports (the harness's ABI, see docs/guest.md):
+ * Exports (the harness's ABI, see guest/README.md):
  *   int  waves(void)           run; 0 or a decline status (20+wave, 30+wave)
  *   u32  wave_output_ptr(void) 8 bytes: the checksum, little-endian
  *   u32  wave_error_ptr(void)  NUL-terminated error text ("" when none)

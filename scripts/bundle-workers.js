@@ -7,7 +7,7 @@
 // A Node worker that loads a graph of ES modules pays for each module (about
 // 0.5-1 ms each on the 2-CPU machine, and 4 ms for the ES module loader
 // itself); one CommonJS file costs it about what an empty worker costs
-// (docs/runner.md, "What a thread costs"). The built files are build output,
+// (the bench's group 11). The built files are build output,
 // not sources: they go to dist/ (ignored), like the browser worker's bundle;
 // `npm pack` (prepack), `npm test`, `npm run bench` and the install from a git
 // checkout (scripts/install.js) build them, and lib/worker/entries.js starts

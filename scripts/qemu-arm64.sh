@@ -161,7 +161,7 @@ for s in "${SUITES[@]}"; do
   if timeout 600 "$work/bin/node" "test/$s.test.js" >"$work/$s.log" 2>&1; then status=ok; else status=FAIL; failed+=("$s"); fi
   summary="$(grep -E '^# (pass|fail|skipped) ' "$work/$s.log" | tr '\n' ' ' || true)"
   echo "$status test/$s.test.js: ${summary}in $(( $(date +%s) - started )) s"
-  if [ "$status" = FAIL ]; then grep -E -A12 '^ *not ok' "$work/$s.log" | head -60; fi
+  if [ "$status" = FAIL ]; then { grep -E -A12 '^ *not ok' "$work/$s.log" || tail -20 "$work/$s.log"; } | head -60; fi
 done
 
 total=$(( ${#c_tests[@]} * 2 + ${#SUITES[@]} + 1 ))

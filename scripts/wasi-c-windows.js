@@ -27,11 +27,16 @@
 // built for Windows there).
 //
 // Fixtures Wine cannot make: Wine 8's CreateSymbolicLinkW makes nothing
-// (docs/wine.md), so the tests that need a symbolic link in a
+// (test/wasi-c/WINE.md), so the tests that need a symbolic link in a
 // directory get one made here, on the Linux side, in a folder named by
-// WTP_WASI_C_LINKS (see the tests for what they expect in it).
+// WTP_WASI_C_LINKS (see the tests for what they expect in it). While
+// test_wasi_os_path runs, a Linux process (test/wasi-c/win/swap_exchange.c,
+// built with the machine's cc) exchanges entries of that folder's swap/
+// with links out, renameat2(RENAME_EXCHANGE), and the test opens them
+// (WTP_WASI_C_SWAP: how many rounds): the host-swap race.
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -42,6 +47,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TEST_DIR = join(ROOT, "test", "wasi-c");
 const OUT = join(TEST_DIR, "out", "win");
 const RUN_BOUND_MS = 120_000; // as test/wasi-c/Makefile bounds a test binary
+// The host swap of test_wasi_os_path: rounds of opens while a Linux process
+// exchanges the entries (about 20 s under Wine on the loaded 2-core machine;
+// before the identity checks, 1 of 6,000 opens of 2,000 rounds escaped).
+const SWAP_ROUNDS = 4000;
 
 function missing(what) {
   console.error(`wasi-c-windows: missing: ${what}`);
@@ -132,18 +141,51 @@ function makeLinkFixture() {
   mkdirSync(join(base, "outside"));
   writeFileSync(join(base, "outside", "secret.txt"), "SECRET\n");
   writeFileSync(join(base, "links", "inside.txt"), "inside\n");
+  for (const dir of ["hold_f", "decoy_f", "hold_d", "decoy_d/f"]) mkdirSync(join(base, "links", dir), { recursive: true });
+  writeFileSync(join(base, "links", "decoy_f", "f"), "decoy\n");
+  writeFileSync(join(base, "links", "hold_f", "g"), "held\n");
+  mkdirSync(join(base, "links", "swap", "dir"), { recursive: true });
+  writeFileSync(join(base, "links", "swap", "file"), "inside\n");
+  writeFileSync(join(base, "links", "swap", "dir", "secret.txt"), "inside\n");
   const links = {
     link_out_dir: "../outside",
     link_out_file: "../outside/secret.txt",
     link_out_abs: join(base, "outside"),
     link_in: "inside.txt",
     "sub/link_up": "../../outside",
+    "hold_f/f": "../../outside/secret.txt",
+    "hold_d/f": join(base, "outside"),
+    "swap/file_link": "../../outside/secret.txt",
+    "swap/dir_link": "../../outside",
   };
   for (const [name, target] of Object.entries(links)) symlinkSync(target, join(base, "links", name));
   return base;
 }
 
-function runOne(name, { wine, nodeExe, prefix }, fixture) {
+// The Linux process that races test_wasi_os_path's opens
+// (test/wasi-c/win/swap_exchange.c, built with the machine's cc): it
+// exchanges swap/file with swap/file_link and swap/dir with swap/dir_link
+// until stopped (at most RUN_BOUND_MS). stop() ends it and answers its
+// count line.
+function startSwapper(fixture) {
+  const exe = join(OUT, "swap_exchange");
+  execFileSync(process.env.CC ?? "cc", ["-O2", "-o", exe, join(TEST_DIR, "win", "swap_exchange.c")]);
+  const swap = join(fixture, "links", "swap");
+  const pairs = ["file", "file_link", "dir", "dir_link"].map((n) => join(swap, n));
+  const child = spawn(exe, [String(RUN_BOUND_MS / 1000), ...pairs], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const exited = once(child, "exit");
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      return { ok: code === 0, line: out.trim() || `exit ${code}` };
+    },
+  };
+}
+
+function runOne(name, { wine, nodeExe, prefix }, fixture, env = {}) {
   const log = join(OUT, `${name}.log`);
   const loader = join(OUT, "load.js");
   writeFileSync(loader, "process.dlopen({ exports: {} }, process.argv[2]);\n");
@@ -159,6 +201,7 @@ function runOne(name, { wine, nodeExe, prefix }, fixture) {
         WTP_LOG: log,
         WTP_WASI_C_LINKS: winPath(join(fixture, "links")),
         WTP_WASI_C_OUTSIDE: winPath(join(fixture, "outside")),
+        ...env,
       },
       timeout: RUN_BOUND_MS,
     },
@@ -190,7 +233,17 @@ if (buildOnly) process.exit(0);
 const fixture = makeLinkFixture();
 let failed = 0;
 try {
-  for (const name of names) if (!runOne(name, wineEnv, fixture)) failed++;
+  for (const name of names) {
+    if (name !== "test_wasi_os_path") {
+      if (!runOne(name, wineEnv, fixture)) failed++;
+      continue;
+    }
+    const swapper = startSwapper(fixture);
+    const ok = runOne(name, wineEnv, fixture, { WTP_WASI_C_SWAP: String(SWAP_ROUNDS) });
+    const swapped = await swapper.stop();
+    console.log(`${swapped.ok ? "ok" : "FAIL"} the host swap's Linux process: ${swapped.line}`);
+    if (!ok || !swapped.ok) failed++;
+  }
 } finally {
   rmSync(fixture, { recursive: true, force: true });
 }

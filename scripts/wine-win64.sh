@@ -142,7 +142,7 @@ for s in "${SUITES[@]}" "${WASI_SUITES[@]}"; do
   if timeout 900 "$WINE" "$node_exe" "test/$s.test.js" >"$work/$s.log" 2>&1 </dev/null; then status=ok; else status=FAIL; failed+=("$s"); fi
   summary="$(grep -E '^# (pass|fail|skipped) ' "$work/$s.log" | tr '\n' ' ' || true)"
   echo "$status test/$s.test.js: ${summary}in $(($(date +%s) - started)) s"
-  if [ "$status" = FAIL ]; then grep -E -A14 '^ *not ok' "$work/$s.log" | head -60; fi
+  if [ "$status" = FAIL ]; then { grep -E -A14 '^ *not ok' "$work/$s.log" || tail -20 "$work/$s.log"; } | head -60; fi
 done
 
 # 2. The package's load path, from a packed tarball.

@@ -1,4 +1,4 @@
-// The thread-wave guest (guest/, docs/guest.md) end to end in headless
+// The thread-wave guest (guest/, guest/README.md) end to end in headless
 // Chromium on this package's browser host: a cross-origin isolated page
 // served from 127.0.0.1 (test/browser/server.js), the guest's main thread in
 // a module Worker (test/browser/owner.js), its threads on the pool of module

@@ -1,4 +1,4 @@
-// wasi-thread-pool as cargo's runner for wasm32-wasip1-threads (README,
+// wasi-thread-pool as cargo's runner for wasm32-wasip1-threads (docs/cli.md,
 // "cargo run and cargo test"): `cargo test` and `cargo run` of
 // test/cargo-crate, whose tests use std threads, a file of the --dir . preopen
 // and the environment; libtest's own arguments (--test-threads, a filter,

@@ -11,6 +11,7 @@ import { after, describe, test } from "node:test";
 import { HELP, UsageError, parseCommandLine } from "../lib/program/cli.js";
 import { runWasiThreadsProgram } from "../lib/index.js";
 import { IMPLEMENTATIONS } from "./support/impls.js";
+import { watToBytes } from "./fixtures/build.js";
 import { showProgram } from "./support/wasi-programs.js";
 import { runCli } from "./support/cli-child.js";
 
@@ -131,14 +132,22 @@ describe("parseCommandLine: wasmtime's forms", () => {
     usage(["-O", "opt-level=2", "app.wasm"], /unknown option -O/);
     usage(["--invoke", "f", "app.wasm"], /--invoke is not supported/);
     usage(["--mapdir", "/a::b", "app.wasm"], /--mapdir is not supported.*--dir HOST::GUEST/);
-    usage(["--pool", "0", "app.wasm"], /--pool needs a positive integer/);
-    usage(["--pool", "2x", "app.wasm"], /--pool needs a positive integer/);
-    usage(["--max-threads", "-1", "app.wasm"], /--max-threads needs a non-negative integer/);
-    usage(["--max-threads", "1.5", "app.wasm"], /--max-threads needs a non-negative integer/);
     usage(["--implementation", "fast", "app.wasm"], /--implementation is "native" or "js"/);
     usage(["--env"], /--env needs a value/);
     usage(["run", "--dir", "."], /no module given/);
     usage([], /no module given/);
+  });
+
+  test("--pool and --max-threads are integers in the pool's range, and the message names the flag and the range", () => {
+    const pool = /^--pool must be an integer from 1 to 268435454 \(got "[^"]*"\)\.$/;
+    const maxThreads = /^--max-threads must be an integer from 0 to 268435454 \(got "[^"]*"\)\.$/;
+    for (const value of ["0", "2x", "-1", "1.5", "", "268435455", "99999999999", "1e3"])
+      usage(["--pool", value, "app.wasm"], pool);
+    for (const value of ["-1", "1.5", "x", "268435455", "99999999999"]) usage(["--max-threads", value, "app.wasm"], maxThreads);
+    assert.equal(parseCommandLine(["--pool", "268435454", "app.wasm"]).poolSize, 268435454);
+    assert.equal(parseCommandLine(["--max-threads=268435454", "app.wasm"]).maxThreads, 268435454);
+    assert.match(HELP, /--pool <N> +at most N pool workers alive at once \(1 to\s+268435454;/);
+    assert.match(HELP, /EAGAIN\) only beyond \(0 to 268435454;/);
   });
 
   test("a NUL inside an argument or an inherited value is refused, not cut", () => {
@@ -147,12 +156,57 @@ describe("parseCommandLine: wasmtime's forms", () => {
     assert.throws(() => parseCommandLine(["--env", "A", "app.wasm"], { A: "x\0y" }), /--env A's value contains a NUL/);
   });
 
+  test("--help's exit status says what 141 is: a write into a pipe whose reader has gone", () => {
+    const status = HELP.slice(HELP.indexOf("Exit status:"), HELP.indexOf("\n\n", HELP.indexOf("Exit status:")));
+    assert.match(
+      status.replace(/\n/g, " "),
+      /A write into a pipe whose reader has gone \(wasi-thread-pool app\.wasm \| head -1\): 141/,
+    );
+  });
+
   test("--argv0, --help, -h, help, --version", () => {
     assert.equal(parseCommandLine(["--argv0", "tool", "app.wasm"]).argv0, "tool");
     for (const argv of [["--help"], ["-h"], ["run", "--help"], ["help"]]) {
       assert.equal(parseCommandLine(argv).action, "help");
     }
     assert.equal(parseCommandLine(["-V"]).action, "version");
+  });
+});
+
+describe("runWasiThreadsProgram's options.poolSize and options.maxThreads", () => {
+  test("out of range: a RangeError that states the range", async () => {
+    const bytes = await showProgram();
+    for (const poolSize of [0, 268435455, 1.5]) {
+      await assert.rejects(runWasiThreadsProgram(bytes, { poolSize }), {
+        name: "RangeError",
+        message: /^runWasiThreadsProgram: options\.poolSize must be an integer from 1 to 268435454 /,
+      });
+    }
+    for (const maxThreads of [-1, 99999999999]) {
+      await assert.rejects(runWasiThreadsProgram(bytes, { maxThreads }), {
+        name: "RangeError",
+        message: /^runWasiThreadsProgram: options\.maxThreads must be an integer from 0 to 268435454 /,
+      });
+    }
+  });
+});
+
+describe("WASI_THREAD_POOL_SPARE under runWasiThreadsProgram", () => {
+  test("a bad value is a RangeError naming the variable and its range, before anything runs", async () => {
+    const bytes = await showProgram();
+    const before = process.env.WASI_THREAD_POOL_SPARE;
+    let run;
+    process.env.WASI_THREAD_POOL_SPARE = "abc";
+    try {
+      run = runWasiThreadsProgram(bytes, { stdin: null }); // reads the variable before its first await
+    } finally {
+      if (before === undefined) delete process.env.WASI_THREAD_POOL_SPARE;
+      else process.env.WASI_THREAD_POOL_SPARE = before;
+    }
+    await assert.rejects(run, {
+      name: "RangeError",
+      message: 'WASI_THREAD_POOL_SPARE must be an integer from 0 to 8, not "abc".',
+    });
   });
 });
 
@@ -251,6 +305,59 @@ describe("the CLI end to end", () => {
     const none = await cli([]);
     assert.equal(none.code, 2);
     assert.equal(none.stderr, HELP);
+  });
+
+  test("--pool and --max-threads out of range: exit 2, naming the flag and the range, not the API's option", async () => {
+    for (const [flag, value, range] of [
+      ["--pool", "268435455", "1 to 268435454"],
+      ["--max-threads", "99999999999", "0 to 268435454"],
+    ]) {
+      const r = await cli(["run", flag, value, "app.wasm"]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.ok(r.stderr.startsWith(`wasi-thread-pool: ${flag} must be an integer from ${range} (got "${value}").\n`), r.stderr);
+      assert.doesNotMatch(r.stderr, /runWasiThreadsProgram|options\./);
+    }
+  });
+
+  test("WASI_THREAD_POOL_SPARE: a bad value exits 1 naming the variable and its range; empty is the default", async () => {
+    const wasm = await showFile();
+    for (const value of ["abc", "9", "-1", "1.5"]) {
+      const r = await cli(["run", wasm], { env: { WASI_THREAD_POOL_SPARE: value } });
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(
+        r.stderr,
+        `wasi-thread-pool: WASI_THREAD_POOL_SPARE must be an integer from 0 to 8, not ${JSON.stringify(value)}.\n`,
+      );
+      assert.equal(r.stdout, "");
+    }
+    for (const value of ["", "0", "2"]) {
+      const r = await cli(["run", wasm], { env: { WASI_THREAD_POOL_SPARE: value } });
+      assert.equal(r.code, 7, r.stderr);
+    }
+  });
+
+  test("a module that is not wasm, is cut short, cannot be linked or is not a command: exit 1, naming the file", async () => {
+    const cases = [
+      ["magic.wasm", Uint8Array.of(0, 0x61, 0x73, 0x6e, 1, 0, 0, 0), "not a wasm binary (bad magic)."],
+      ["short.wasm", Uint8Array.of(0, 0x61, 0x73), "not a wasm binary (too short)."],
+      ["truncated.wasm", Uint8Array.of(0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5, 1), "wasm binary is truncated."],
+      [
+        "link.wasm",
+        await watToBytes('(module (import "env" "nope" (func)) (func (export "_start")))'),
+        "cannot link the module: ",
+      ],
+      ["reactor.wasm", await watToBytes('(module (func (export "_initialize")))'), "this module exports no _start function"],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const file = join(dir, name);
+      writeFileSync(file, bytes);
+      for (const env of [{}, { WASI_THREAD_POOL_NODE_WASI: "1" }]) {
+        const r = await cli(["run", file], { env });
+        assert.equal(r.code, 1, r.stderr);
+        assert.ok(r.stderr.startsWith(`wasi-thread-pool: ${file}: ${message}`), `${JSON.stringify(env)}: ${r.stderr}`);
+        assert.doesNotMatch(r.stderr, /runWasiThreadsProgram/);
+      }
+    }
   });
 
   test("a module that cannot be read exits 1 and says so", async () => {

@@ -4,13 +4,15 @@
 // /proc/self/smaps flags) as soon as makeProgramMemory made it, reserved or
 // not; WASI_THREAD_POOL_HUGE_PAGES=0 leaves it without; a bad value is a
 // RangeError naming the variable. Elsewhere (and without the addon) nothing
-// is advised. The C side: test/c/test_memory.c.
+// is advised. A finished program's memory given back (releaseProgramMemory)
+// is no longer resident (the Rss of its mapping), reads zero and takes
+// writes. The C side: test/c/test_memory.c.
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { native } from "../lib/native/binding.js";
-import { adviseHugePages, hugePagesWanted, makeProgramMemory } from "../lib/program/memory.js";
+import { adviseHugePages, hugePagesWanted, makeProgramMemory, releaseProgramMemory } from "../lib/program/memory.js";
 
 const THP = "/sys/kernel/mm/transparent_hugepage/enabled";
 const linuxSkip =
@@ -31,6 +33,17 @@ function advisedMappings() {
     else if (line.startsWith("VmFlags:") && / hg\b/.test(line)) ranges.add(range);
   }
   return ranges;
+}
+
+// The resident KiB of the mapping whose address range is `range`.
+function residentKiB(range) {
+  let inside = false;
+  for (const line of readFileSync("/proc/self/smaps", "utf8").split("\n")) {
+    const head = /^([0-9a-f]+-[0-9a-f]+) /.exec(line);
+    if (head) inside = head[1] === range;
+    else if (inside && line.startsWith("Rss:")) return Number(/(\d+) kB/.exec(line)[1]);
+  }
+  return -1;
 }
 
 const added = (before) => [...advisedMappings()].filter((r) => !before.has(r));
@@ -66,10 +79,31 @@ describe("the program's memory and huge pages", () => {
     assert.ok(added(before).length >= 1);
   });
 
+  test("a finished program's memory goes back to the OS: no longer resident, zero, still writable", { skip: linuxSkip }, () => {
+    const before = advisedMappings();
+    const { memory } = makeProgramMemory(PAGES, true);
+    const [range] = added(before);
+    const bytes = new Uint8Array(memory.buffer);
+    bytes.fill(9);
+    assert.ok(residentKiB(range) >= 4096, `${residentKiB(range)} KiB resident after the fill`);
+    assert.equal(releaseProgramMemory(memory), true);
+    assert.ok(residentKiB(range) < 1024, `${residentKiB(range)} KiB resident after the release`);
+    assert.equal(bytes[0], 0);
+    assert.equal(bytes[bytes.length - 1], 0);
+    bytes[12345] = 3;
+    assert.equal(bytes[12345], 3);
+    assert.equal(releaseProgramMemory(null), false);
+  });
+
   test("the binding takes only a Uint8Array", { skip: native.binding === null && "no addon" }, () => {
-    for (const bad of [undefined, {}, new Int32Array(4), new SharedArrayBuffer(8)]) {
-      assert.throws(() => native.binding.adviseHugePages(bad), { name: "TypeError", message: /Uint8Array/ });
+    for (const call of ["adviseHugePages", "releasePages"]) {
+      for (const bad of [undefined, {}, new Int32Array(4), new SharedArrayBuffer(8)]) {
+        assert.throws(() => native.binding[call](bad), {
+          name: "TypeError",
+          message: new RegExp(`${call}: view must be a Uint8Array`),
+        });
+      }
+      assert.equal(native.binding[call](new Uint8Array(0)), false);
     }
-    assert.equal(native.binding.adviseHugePages(new Uint8Array(0)), false);
   });
 });

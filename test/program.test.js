@@ -218,7 +218,7 @@ describe("the wasi-thread-pool CLI", () => {
   test("a bad option exits with 2 and says why", async () => {
     const r = await run([CLI, "run", "--pool", "zero", "app.wasm"], { end: true });
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /--pool needs a positive integer/);
+    assert.match(r.stderr, /--pool must be an integer from 1 to 268435454 \(got "zero"\)/);
   });
 });
 

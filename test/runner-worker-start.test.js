@@ -1,5 +1,5 @@
-// A thread that needs a new worker starts soon after its spawn (issue 19;
-// docs/runner.md, "What a thread costs"). crossbeam-channel's `tick` tests
+// A thread that needs a new worker starts soon after its spawn (the
+// bench's group 11). crossbeam-channel's `tick` tests
 // (200 ms ticks) failed on the runner when such a thread started 170-250 ms
 // after its spawn; crossbeam cannot be built here (no crates.io), so the
 // shape is spawn.c's `starts` mode (guest/spawn/spawn.c): every thread stays

@@ -1,4 +1,4 @@
-// The thread-wave guest by itself (docs/guest.md), independent of this
+// The thread-wave guest by itself (guest/README.md), independent of this
 // package's pool and host: the native reference of its arithmetic, its
 // imports and exports, and runs on a minimal host of plain Node workers
 // (test/support/wave-direct.js).

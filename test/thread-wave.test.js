@@ -1,4 +1,4 @@
-// The thread-wave guest (guest/, docs/guest.md) end to end on this package's
+// The thread-wave guest (guest/, guest/README.md) end to end on this package's
 // Node host, on both pool implementations: the SDK guest test's workload
 // (SDK-CONTRACT 5) with real wasi-threads, spawns from the main thread and
 // from guest threads (nested), a growing pool, 14,000 threads in one call,

@@ -5,7 +5,9 @@
 
 /**
  * Where a program's stdout or stderr goes. Node: a file descriptor, a stream that has one, or any writable
- * stream. Browser: a function called with each write's bytes (a copy), or a WritableStream (each write is
+ * stream; a stream without a descriptor is the reader of a pipe: while its `write()` answers false the
+ * program's writes wait for its `'drain'`, and a stream destroyed, ended or failing ends the program with
+ * 141. Browser: a function called with each write's bytes (a copy), or a WritableStream (each write is
  * awaited before the program's write returns; its lock is released when the program ends).
  */
 export type WasiProgramOutput =
@@ -66,7 +68,8 @@ export interface RunWasiThreadsProgramOptions {
    */
   preopens?: Readonly<Record<string, string>> | Readonly<Record<string, WasiMemoryDirectory>>;
   /**
-   * Node: the most pool workers alive at once; threads beyond wait for a free worker. Default 1024.
+   * Node: the most pool workers alive at once (1 to 268435454); threads beyond wait for a free worker.
+   * Default 1024.
    * Browser: the fixed pool of module workers started for the program (0-1024, default 8); a
    * thread-spawn while all are busy waits, then fails (EAGAIN).
    */
@@ -81,8 +84,8 @@ export interface RunWasiThreadsProgramOptions {
   /** Browser only: the base URL the default pool worker is found under. */
   workerBaseUrl?: string | URL;
   /**
-   * Node only: the most threads alive at once, the main thread not counted: `thread-spawn` fails (EAGAIN)
-   * only beyond it. Default 16384.
+   * Node only: the most threads alive at once, the main thread not counted (0 to 268435454):
+   * `thread-spawn` fails (EAGAIN) only beyond it. Default 16384.
    */
   maxThreads?: number;
   /** Node only: the pool's waits. Default: native when the addon loads. */
@@ -90,7 +93,10 @@ export interface RunWasiThreadsProgramOptions {
 }
 
 export interface WasiProgramResult {
-  /** proc_exit's code (0-125); 0 when _start returned; 1 for proc_exit outside [0, 126); 134 after a trap. */
+  /**
+   * proc_exit's code (0-125); 0 when _start returned; 1 for proc_exit outside [0, 126); 134 after a
+   * trap; 141 after a write into a closed pipe (or a caller's stream that has closed).
+   */
   exitCode: number;
 }
 

@@ -8,7 +8,7 @@
 // without a timeout (ResetEvent.wait, Mutex) and WasiThreadImpl.join wrap
 // memory.atomic.wait32 in a non-volatile asm whose result every branch
 // ignores once the `unreachable` arms are gone, so LLVM deletes the wait and
-// the loops around it spin (bench/analysis.md). "volatile" makes this
+// the loops around it spin. "volatile" makes this
 // program wait with its own volatile memory.atomic.wait32 instead: for the
 // gate, and for each thread's end before std's join (which then only
 // frees the thread's memory).

@@ -1,6 +1,6 @@
 // Builds the addon with the system C compiler straight from a src/ folder,
-// without node-gyp: the bench's --fresh-addon and the experiments' variants
-// (bench/experiment.js). The sources are binding.gyp's lists (read by the
+// without node-gyp: the bench's --fresh-addon (extra -D flags, such as
+// -DWTP_PARK_STATS, for a counted build). The sources are binding.gyp's lists (read by the
 // cross-build script, so that there is one list) plus the Linux wait and
 // memory advice files:
 // the core's and the program WASI's (src/node/, src/wasi/).

@@ -15,9 +15,10 @@
 //          child (the table shows the median over repetitions).
 
 import { runnerScenarios } from "./runner-plan.js";
-import { threadStartScenarios } from "../thread-start.js";
+import { threadStartScenarios } from "./thread-start.js";
 import { memoryGrowthScenarios } from "./memory-growth-plan.js";
 import { programCostScenarios } from "./program-costs-plan.js";
+import { embedderScenarios } from "./embedder-plan.js";
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
 // skips the variants marked skipInQuick, to keep the child processes few.
@@ -129,11 +130,7 @@ export function buildPlan({ quick }) {
   // A spawner waiting inside the pool for a slot: the pool is at its size,
   // so spawn() waits (spawnWaitMs) for a thread to finish. Empty threads on
   // the pool API (native against JS), then the wave guest on a pool narrower
-  // than its waves (package default against the SDK configuration). To
-  // compare spin rules on these rows: node bench/experiment.js
-  // --only=slot-wait-1,slot-wait-2x8,slot-wait-guest --variants=current,main
-  // (main: the rule before the adaptive spin; stats, main-stats: the same
-  // with every spin decision counted).
+  // than its waves (package default against the SDK configuration).
   plan.push(
     {
       id: "slot-wait-1",
@@ -287,7 +284,7 @@ export function buildPlan({ quick }) {
           ? `C with wasi-libc pthreads (clang-19, ../shared/wasi-threads-sysroot): ${Q("2000", "100")} waves of 7 threads, joined (bench/guest/pthread-waves.c)`
           : waits
             ? `the same Zig program waiting with its own volatile memory.atomic.wait32 (gate and thread end): ${Q("500", "100")} waves`
-            : `Zig 0.11 std.Thread, ReleaseFast: ${Q("500", "100")} waves of 7 threads, joined (bench/guest/zig-waves.zig; std's waits spin, see bench/analysis.md)`,
+            : `Zig 0.11 std.Thread, ReleaseFast: ${Q("500", "100")} waves of 7 threads, joined (bench/guest/zig-waves.zig; std's waits spin)`,
       kind: "pool",
       script: "real-guest.js",
       reps: Q(2, 1),
@@ -731,6 +728,8 @@ export function buildPlan({ quick }) {
   plan.push(...memoryGrowthScenarios(Q));
   // Group 13, a real program's fixed costs (issue 29): a block of its own.
   plan.push(...programCostScenarios(Q));
+  // Group 14, a long-running embedder (issue 36): a block of its own.
+  plan.push(...embedderScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

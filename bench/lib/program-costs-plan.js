@@ -75,7 +75,7 @@ export function programCostScenarios(Q) {
 const WAMR_AOT_MS = { "zstd-d": 160, "zstd-T2": 210, "pthread-pool": 320 };
 
 export const PROGRAM_COST_BOUNDS =
-  "Node's boot (node -e 0) and a worker's boot per thread are the floor; the rest is the breakdown's rows (docs/runner.md, \"What a thread costs\").";
+  "Node's boot (node -e 0) and a worker's boot per thread are the floor; the rest is the breakdown's rows.";
 
 export function programCostTargets(add, { figure, fr, f1 }) {
   for (const program of Object.keys(TITLES)) {

@@ -14,7 +14,6 @@ const CLANG = process.env.WASI_CLANG || "/usr/lib/llvm-19/bin/clang";
 const SYSROOT = process.env.WASI_THREADS_SYSROOT || resolve(repoDir, "..", "shared", "wasi-threads-sysroot");
 const ZIG = process.env.ZIG || join(repoDir, "node_modules", "@ryoppippi", "zig-linux-x64", "zig");
 
-// The build commands (bench/analysis.md quotes them).
 // A row's skip for a failed build: the first line of what the tool said.
 export function buildFailedSkip(error) {
   const said = String(error.stderr ?? error.message)

@@ -41,33 +41,32 @@ const fr = (v) => (Number.isFinite(v) ? (v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.t
 // ---------------------------------------------------------------------------
 // Targets (native/JS ratios on the project's 2-core machine).
 
-// What bounds each target and what would move it, by target key; the
-// measurements behind them are in bench/analysis.md. Shown only for a miss.
+// What bounds each target and what would move it, by target key. Shown
+// only for a miss.
 const BOUNDS = {
-  hot: 'Bound by the kernel\'s wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker\'s (analysis, "After the investigation"); with that spin off the figure was 8.5-10 us. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS\'s blocking handoff is as fast (analysis, "The whole guest thread").',
+  hot: "Bound by the kernel's wake-up of a parked worker unless the worker is still spinning when the next thread arrives 20-50 us after the last finished. The core spins long (~60 us) only while a CPU is idle besides the waker's. On a loaded machine the spin does not pay (other processes hold the CPUs) and JS's blocking handoff is as fast (analysis, \"The whole guest thread\").",
   hotC: "The C figure is a thread that never stops spinning, on a back-to-back ping-pong; the native figure includes the spawn's Node-API call and a JS callback. A parked handoff's C floor is the futex-only row.",
-  t1: 'Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks; without it the ratio was 1.1-1.2. On a loaded machine the long spin does not pay (analysis, "The whole guest thread").',
+  t1: "Bound by two wakes per thread (join + handoff) when they block. The long spin of an idle worker catches the next spawn, so only the join blocks. On a loaded machine the long spin does not pay.",
   wavesFirst:
     "The first call also starts the pool's 7 workers (Node's worker bootstrap, module loading and the probe instance; the waves-startup row): a fixed cost of the first call that both configurations pay and instance reuse cannot touch. Without it (the second call) the ratio is the warm row's.",
   wavesWarm: "Bound by the guest's own work (the waves-serial row) and the join/wake of 8 threads on 2 CPUs.",
   hostCpu:
     "Bound by the two wakes of every thread (the worker's, and the joiner's when it blocked) and the finish path on 2 CPUs shared by 8 threads.",
-  t2: 'Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread\'s worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked. Before the spin counted parked threads the ratios were 1.1-1.6x (analysis, "The whole guest thread").',
+  t2: "Bound by the blocking wake-ups: with waves of 2 or 4 threads on 2 CPUs a thread's worker and its joiner mostly park, and a wake costs the same in C and in JS; the native core saves its own protocol cost (spawn, take, finish) and the wake calls that find nobody parked.",
   peer: "",
   slotWait:
     'Both parties spin for each other (the spawner for the running thread, the worker for the next spawn), so a thread costs one cross-CPU handoff (2-3 us of CPU here) against JS\'s two futex wakes; on 2 CPUs one spinner ticket, so some waits park anyway (docs/design.md, "Spinning"). When the machine is busy the spins shorten to 20 us and stop for words whose spins fail.',
   loadQuiet:
-    "The first call includes starting 7 workers (Node's worker bootstrap), which both configurations pay; the warm call shows the per-thread cost. On 2 CPUs a wave of 7 threads leaves no CPU to spin on: neither the old rule nor the adaptive one spins in this row (bench/experiment.js --only=load-0 with the stats variant: every decision is none).",
+    "The first call includes starting 7 workers (Node's worker bootstrap), which both configurations pay; the warm call shows the per-thread cost. On 2 CPUs a wave of 7 threads leaves no CPU to spin on: neither the old rule nor the adaptive one spins in this row.",
   zigFirst:
-    "The Zig 0.11 guest spins in its own waits (std's memory.atomic.wait32 is deleted by LLVM in ReleaseFast; bench/analysis.md): its CPU goes to the guest's frames (58% of the run in perf, 0.2% in the addon), which no pool policy reaches. With its own blocking waits the same program costs about 24 us of CPU per thread.",
-  load: 'The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler (analysis, "Issue 20\'s evidence").',
+    "The Zig 0.11 guest spins in its own waits (std's memory.atomic.wait32 is deleted by LLVM in ReleaseFast): its CPU goes to the guest's frames (58% of the run in perf, 0.2% in the addon), which no pool policy reaches. With its own blocking waits the same program costs about 24 us of CPU per thread.",
+  load: "The first call starts 7 workers while the busy processes hold the CPUs; its wall swings with the scheduler.",
   realGuest:
     "The C guest's figure includes its work (about 1.9 us per thread) and libc's own thread start and end (malloc of the stack, TLS, the join), which the package guest's host figure does not.",
   wasiCall:
-    "Each call is a Node-API callback into the addon, and node:wasi's way into uvwasi costs less per call: a call that does almost nothing (clock_time_get) shows the difference whole (about 60 ns on the loaded 2-core machine, 2026-12-01); calls that do I/O hide it.",
-  idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice (analysis 5).",
-  shutdown:
-    "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait (analysis 6).",
+    "Each call is a Node-API callback into the addon, and node:wasi's way into uvwasi costs less per call: a call that does almost nothing (clock_time_get) shows the difference whole (tens of nanoseconds); calls that do I/O hide it.",
+  idle: "Bound by 4 slice ends per second per worker (250 ms backstop slices), each ~20 us, ~15 of them the call into JavaScript that asks Node whether the thread is stopping; the terminate and exit hooks need no slice.",
+  shutdown: "Bound by Node's teardown of 64 worker isolates (the no-pool reference is as slow); not the native wait.",
 };
 
 // A variant's figure against the scenario's baseline variant.
@@ -658,20 +657,20 @@ function mdEscape(s) {
   return String(s).replace(/\|/g, "\\|");
 }
 
-export function renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }) {
+export function renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo }) {
   const L = [];
   L.push("# Benchmarks");
   L.push("");
   L.push(
     `Generated by \`${runInfo.command}\` (${runInfo.mode} mode) on ${machine.date.slice(0, 10)}; ` +
-      `do not edit by hand: the runner rewrites this file. The section "Where the time goes" comes from \`bench/analysis.md\`.`,
+      `do not edit by hand: the runner rewrites this file.`,
   );
   L.push("");
   L.push("## How to run");
   L.push("");
   L.push("```sh");
   L.push("npm run bench                  # full run, writes .tmp/bench/benchmarks.{md,json,svg} (ignored)");
-  L.push("npm run bench -- --publish     # the same, rewriting docs/benchmarks.{md,json,svg} and the README's headline");
+  L.push("npm run bench -- --publish     # the same, rewriting docs/benchmarks.{md,json,svg}");
   L.push("npm run bench -- --quick       # CI smoke run: small sizes, one repetition, writes .tmp/bench/quick.*");
   L.push("node bench/run.js --only=handoff,c-   # some scenarios (by id prefix); --impl=native, --reps=N, --out=DIR");
   L.push("```");
@@ -792,10 +791,17 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
       L.push("");
     }
   }
+  // One line per row, implementation and error (its first line, the count
+  // of repetitions it failed).
   const failures = [];
   for (const r of results) {
     for (const [impl, e] of Object.entries(r.impls)) {
-      for (const err of e.errors ?? []) failures.push(`- ${r.id} (${impl}): ${err}`);
+      const counts = new Map();
+      for (const err of e.errors ?? []) {
+        const line = String(err).split("\n")[0].trim();
+        counts.set(line, (counts.get(line) ?? 0) + 1);
+      }
+      for (const [line, n] of counts) failures.push(`- ${r.id} (${impl}): ${n} of ${e.reps} repetitions: ${line}`);
     }
   }
   if (failures.length) {
@@ -807,10 +813,6 @@ export function renderMarkdown({ results, plans, machine, runInfo, targets, impl
   L.push("## Scenarios and method");
   L.push("");
   L.push(METHOD);
-  if (analysis) {
-    L.push("");
-    L.push(analysis.trim());
-  }
   L.push("");
   return L.join("\n");
 }
@@ -870,10 +872,13 @@ const METHOD = `
    event loop). \`peer-blocked\`: 20 waves back to back with no turn of the event loop (a guest that runs its waves
    inside one call): the workers emnapi starts per thread. \`peer-wave-guest\`: the thread-wave guest on emnapi.
 10. **Pinned runs** (the \`waves\` scenario in a child under \`taskset -c 0\` and \`taskset -c 0,1\`): how each policy
-   behaves with 1 and 2 CPUs, for the "bigger machine on paper" estimate in the analysis.
+   behaves with 1 and 2 CPUs,.
 `.trim();
 
-export function writeReport({ outDir, base, results, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
+export function writeReport({ outDir, base, results: measured, plans, machine, runInfo, targets, impls, rewriteJson = true }) {
+  // A row is titled as the plan titles it now (--render of an older run
+  // keeps its figures, not its wording).
+  const results = measured.map((r) => (plans[r.id]?.title ? { ...r, title: plans[r.id].title } : r));
   const svgName = `${base}.svg`;
   const jsonPath = join(outDir, `${base}.json`);
   const mdPath = join(outDir, `${base}.md`);
@@ -887,96 +892,10 @@ export function writeReport({ outDir, base, results, plans, machine, runInfo, ta
       quickInfo = { seconds: JSON.parse(readFileSync(quickJson, "utf8")).run.seconds };
     } catch {}
   }
-  const analysisPath = new URL("../analysis.md", import.meta.url);
-  const analysis = existsSync(analysisPath) ? readFileSync(analysisPath, "utf8") : null;
   if (rewriteJson) {
     writeFileSync(jsonPath, JSON.stringify({ machine, run: runInfo, targets, results }, null, 1) + "\n");
   }
   writeFileSync(svgPath, renderSvg(results));
-  writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo, analysis }));
+  writeFileSync(mdPath, renderMarkdown({ results, plans, machine, runInfo, targets, impls, svgName, quickInfo }));
   return rewriteJson ? [mdPath, jsonPath, svgPath] : [mdPath, svgPath];
-}
-
-// ---------------------------------------------------------------------------
-// README.md: the headline table between the markers is rewritten by a
-// published run (--publish: full, every scenario, writing docs/), so the
-// README quotes the figures docs/benchmarks.md has.
-
-export const README_BEGIN = "<!-- bench:headline:begin (rewritten by `npm run bench -- --publish`; do not edit) -->";
-export const README_END = "<!-- bench:headline:end -->";
-
-export function renderReadmeHeadline({ results, machine, runInfo }) {
-  const L = [];
-  const ms = (v) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString("en-US")} ms` : "-");
-  const us = (v) => (Number.isFinite(v) ? `${f2(v)} µs` : "-");
-  const per = (v) => (Number.isFinite(v) ? `${v >= 10000 ? `${(v / 1000).toFixed(1)}k` : Math.round(v)}/s` : "-");
-  L.push(README_BEGIN);
-  const run = groupLoad(results);
-  const cores = machine.availableParallelism;
-  L.push(
-    `From the full run of ${machine.date.slice(0, 10)} (commit ${machine.commit ?? "?"}, ${runInfo.seconds} s) on ${machine.cpuModel}, ` +
-      `${cores} CPUs available, ${machine.platform}, Node ${machine.node.replace(/^v/, "")}; ` +
-      (run.othersCpus === null
-        ? `load average ${machine.loadAverage.join(", ")} before the run.`
-        : `during the run other work used ${run.othersCpus} of ${cores} CPUs on average (up to ${run.othersMax} in a row)` +
-          (run.loadedRows.length
-            ? `: **a loaded run**, ${run.loadedRows.length} of ${run.rows} rows had fewer free CPUs than they need (marked LOADED here and in docs/benchmarks.md).`
-            : ": a quiet run, every row had the CPUs it needs.")),
-  );
-  const loadedIds = new Set(run.loadedRows);
-  const mark = (id) => (loadedIds.has(id) ? " (LOADED)" : "");
-  L.push("");
-  L.push(
-    "| the whole guest thread | package default (native + reuse) | SDK configuration (JS + fresh instances) | default / SDK |",
-  );
-  L.push("| --- | --- | --- | --- |");
-  const W = "waves";
-  const pair = (metric) => [figure(results, W, "default", metric), figure(results, W, "sdk", metric)];
-  for (const [label, wall, cpu] of [
-    ["14,000 guest threads in one call, first call (workers start), wall / CPU", "wallMs:value", "cpuMs:value"],
-    ["the same, second call (warm pool), wall / CPU", "warmWallMs:value", "warmCpuMs:value"],
-  ]) {
-    const [dw, sw] = pair(wall);
-    const [dc, sc] = pair(cpu);
-    L.push(`| ${label}${mark(W)} | ${ms(dw)} / ${ms(dc)} | ${ms(sw)} / ${ms(sc)} | ${fr(dw / sw)} / ${fr(dc / sc)} |`);
-  }
-  const hd = hostCpuPerThread(results, W, "default");
-  const hs = hostCpuPerThread(results, W, "sdk");
-  L.push(
-    `| host CPU per guest thread (warm call, minus the guest's own work)${mark(W)} | ${us(hd)} | ${us(hs)} | ${fr(hd / hs)} |`,
-  );
-  const pd = figure(results, "peer-repeat", "default", "callsPerSec:value");
-  const pe = figure(results, "peer-repeat", "emnapi", "callsPerSec:value");
-  L.push(
-    `| reactor guest, one wave of 7 threads per call (vs @emnapi/wasi-threads 2.2.0: ${per(pe)})${mark("peer-repeat")} | ${per(pd)} | ${per(figure(results, "peer-repeat", "sdk", "callsPerSec:value"))} | default / emnapi ${fr(pd / pe)}x |`,
-  );
-  L.push("");
-  L.push("| the pool alone | native | JS | native/JS |");
-  L.push("| --- | --- | --- | --- |");
-  const nj = (id, metric, fmt, label) => {
-    const n = figure(results, id, "native", metric);
-    const j = figure(results, id, "js", metric);
-    L.push(`| ${label}${mark(id)} | ${fmt(n)} | ${fmt(j)} | ${fr(n / j)} |`);
-  };
-  nj("handoff-hot", "handoffUs:p50", us, "hot handoff, spawn to `runThread`, p50");
-  nj("throughput-1", "threadsPerSec:value", per, "empty threads, 1 worker, spawn and join");
-  nj("throughput-2", "threadsPerSec:value", per, "empty threads, 2 workers");
-  nj("throughput-4", "threadsPerSec:value", per, "empty threads, 4 workers");
-  nj("contention", "wallMs:value", ms, "3 spawner threads, 4 workers, 100,000 spawns");
-  nj("scan", "spawnCallUs:p50", us, "spawn with 1,020 of 1,024 slots busy, p50");
-  const idleN = figure(results, "idle", "native", "cpuPctOfCore:value");
-  const idleJ = figure(results, "idle", "js", "cpuPctOfCore:value");
-  L.push(`| 64 idle parked workers, CPU${mark("idle")} | ${f1(idleN, 2)}% of a core | ${f1(idleJ, 3)}% | |`);
-  nj("shutdown", "exitMs:value", ms, "process exit with 64 idle workers");
-  L.push(README_END);
-  return L.join("\n");
-}
-
-export function rewriteReadme(readmePath, block) {
-  const text = readFileSync(readmePath, "utf8");
-  const a = text.indexOf(README_BEGIN);
-  const b = text.indexOf(README_END);
-  if (a < 0 || b < a) return false;
-  writeFileSync(readmePath, text.slice(0, a) + block + text.slice(b + README_END.length));
-  return true;
 }

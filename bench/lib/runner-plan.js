@@ -101,7 +101,7 @@ export const RUNNER_BOUNDS = {
   runnerBurst:
     "Workers start while the burst runs; a new worker pays only when threads run at least as long as a start (lib/program/threads.js, growthPays).",
   runnerAlive:
-    "Every thread alive is a Node worker: the bare worker's bootstrap (the 2.5 ms the old Liftoff guard's --no-liftoff cost every worker are gone since issue 29: the module is rewritten instead, lib/wasm/liftoff-pass.js), plus 2.5 to 3.5 ms of the runner's: loading dist/pool-worker.cjs and the addon, the thread's imports, the probe instance (bench/worker-start.js).",
+    "Every thread alive is a Node worker: the bare worker's bootstrap, plus 2.5 to 3.5 ms of the runner's: loading dist/pool-worker.cjs and the addon, the thread's imports, the probe instance (bench/worker-start.js).",
   runnerStarts:
     "A thread that needs a worker waits for that worker's start: the bare worker's, plus the runner's 2.5 to 3.5 ms (runner-alive's bound). A spare worker started ahead would not shorten this row: each thread here needs a worker right after the previous one started.",
 };

@@ -1,6 +1,6 @@
-// The runner's measurements (issue 19; docs/runner.md, "Threads and workers"
-// and "What a thread costs"), for the bench rows (bench/scenarios/runner.js,
-// group 11 of bench/lib/runner-plan.js) and bench/runner-threads.js. Each
+// The runner's measurements (docs/runner.md, "Threads and
+// workers"), for the bench rows (bench/scenarios/runner.js,
+// group 11 of bench/lib/runner-plan.js). Each
 // runs whole processes: the CLI on guest/out/spawn.wasm (guest/spawn/spawn.c),
 // the same program built with gcc -pthread (guest/out/spawn-native), or plain
 // Node scripts, and times them from here (wall) and with /usr/bin/time (peak

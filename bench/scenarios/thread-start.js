@@ -1,8 +1,8 @@
-// Scenario: thread start under load (bench/thread-start.js, group 11b).
+// Scenario: thread start under load (bench/lib/thread-start.js, group 11b).
 // params: variant ("spare" | "no-spare" | "native"), burners, runs.
 
 import { emit, params } from "../lib/child.js";
-import { measureThreadStart } from "../thread-start.js";
+import { measureThreadStart } from "../lib/thread-start.js";
 
 const { variant, burners = 0, runs = 5 } = params();
 const r = await measureThreadStart(variant, { burners, runs });

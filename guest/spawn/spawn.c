@@ -1,5 +1,5 @@
 /* spawn.c: a pthreads program for the runner's spawn tests and bench
- * (test/program-spawn.test.js, bench/runner-threads.js). Built for
+ * (test/program-spawn.test.js, bench/lib/thread-start.js). Built for
  * wasm32-wasi-threads by scripts/build-c-guests.sh, and natively with gcc
  * -pthread as the bench's reference.
  *

@@ -17,7 +17,16 @@ import { HELP, NotUtf8Error, UsageError, parseCommandLine } from "./cli.js";
 import { hostArgvBytes, hostEnvBytes } from "./host-bytes.js";
 import { cacheWanted, readModuleFile } from "./module-cache.js";
 import { runProgramAsProcess } from "./process.js";
-import { startSpareWorkers } from "./spare-worker.js";
+import { isModuleFault } from "./setup.js";
+import { spareCount, startSpareWorkers } from "./spare-worker.js";
+
+// The API's error as the CLI says it: in the CLI's words (without
+// runWasiThreadsProgram's prefix), naming the module's file when the module
+// is at fault.
+function failureText(error, file) {
+  const text = String(error?.message ?? error).replace(/^runWasiThreadsProgram: /, "");
+  return isModuleFault(error) ? `${file}: ${text}` : text;
+}
 
 function usage(message) {
   process.stderr.write(`wasi-thread-pool: ${message}\n\nRun wasi-thread-pool --help for usage.\n`);
@@ -63,8 +72,10 @@ export async function runCli({ codeFile = null } = {}) {
   }
 
   let cache;
+  let spareWorkers;
   try {
     cache = opts.cache && cacheWanted();
+    spareWorkers = spareCount();
   } catch (error) {
     // An environment variable, not the command line: exit 1, as a bad
     // WASI_THREAD_POOL_RESERVE_MEMORY or WASI_THREAD_POOL_HUGE_PAGES does.
@@ -82,7 +93,7 @@ export async function runCli({ codeFile = null } = {}) {
 
   // A program that imports thread-spawn gets its first thread's worker started
   // now, while the runner compiles (lib/program/spare-worker.js).
-  const spares = startSpareWorkers(bytes);
+  const spares = startSpareWorkers(bytes, spareWorkers);
 
   // The process is the program's: where the C WASI serves, runProgramAsProcess
   // runs the guest's main thread right here and the process ends when the
@@ -104,7 +115,7 @@ export async function runCli({ codeFile = null } = {}) {
     );
     process.exitCode = exitCode;
   } catch (error) {
-    process.stderr.write(`wasi-thread-pool: ${error.message}\n`);
+    process.stderr.write(`wasi-thread-pool: ${failureText(error, opts.file)}\n`);
     process.exitCode = 1;
   }
   // stdin may still be open (a program that never read it to its end): it must

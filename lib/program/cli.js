@@ -9,7 +9,9 @@
 // never prints: it returns what to do or throws a UsageError (exit 2) or a
 // NotUtf8Error (exit 1).
 
+import { DOCS_URL, docsLink } from "./docs.js";
 import { exactValue } from "./host-bytes.js";
+import { MOST_THREADS } from "./threads.js";
 
 export class UsageError extends Error {
   constructor(message) {
@@ -59,14 +61,15 @@ Options (before the module):
                                compilation options; accepted: cache[=y|n]:
                                keep the module as the runner rewrote it, to
                                compile it at once on the next run (default y;
-                               docs/runner.md, "The module cache"; also
-                               WASI_THREAD_POOL_CACHE=0, and
+                               also WASI_THREAD_POOL_CACHE=0, and
                                WASI_THREAD_POOL_CACHE_DIR for the directory)
   --max-threads <N>            at most N threads alive at once besides the
                                main thread; a spawn fails (pthread_create:
-                               EAGAIN) only beyond (default 16384)
-  --pool <N>                   at most N pool workers alive at once (default
-                               1024); threads beyond wait for a free worker
+                               EAGAIN) only beyond (0 to 268435454; default
+                               16384)
+  --pool <N>                   at most N pool workers alive at once (1 to
+                               268435454; default 1024); threads beyond wait
+                               for a free worker
   --implementation <IMPL>      the pool's waits: native (the addon; the default
                                when it loads) or js
   -h, --help                   show this help
@@ -74,19 +77,29 @@ Options (before the module):
 
 Exit status: the program's proc_exit code (0 when _start returns);
 proc_exit outside [0..126) is an error: 1. A trap on any thread: 134, with
-the thread and the trap on stderr. A module that cannot be linked (an import
-the runner does not provide, or a WASI import of the wrong type): 1, before
-it runs. A usage error: 2.
+the thread and the trap on stderr. A write into a pipe whose reader has gone
+(wasi-thread-pool app.wasm | head -1): 141, as SIGPIPE ends a native
+program, without a message. A module that cannot be read or linked (an
+import the runner does not provide, or a WASI import of the wrong type), or
+a bad WASI_THREAD_POOL_* variable: 1, before it runs, with the module's file
+or the variable named. A usage error: 2.
 
 The program's stdin, stdout and stderr are this process's. Not supported from
 wasmtime's options: --invoke, --preload, other -S/-W/-C keys, and wasmtime's
 other option groups (-O, -D).
 
-Example:
-  wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm input.txt
+Example (the program opens /data/input.txt, the host's ./data/input.txt):
+  wasi-thread-pool run --dir ./data::/data --env LANES=8 --env HOME app.wasm /data/input.txt
 
-As a cargo runner (README, "cargo run and cargo test"):
+As a cargo runner:
   CARGO_TARGET_WASM32_WASIP1_THREADS_RUNNER="wasi-thread-pool run --dir . --env RUST_BACKTRACE"
+
+Every option, environment variable and exit status, the module cache, cargo:
+  ${docsLink("cli.md")}
+When something fails:
+  ${docsLink("troubleshooting.md")}
+The documentation:
+  ${DOCS_URL}
 `;
 
 // -S / -W / -C keys this runner accepts. Every value is a wasmtime boolean
@@ -200,12 +213,12 @@ function parseWasmtimeKeys(group, list, opts) {
   }
 }
 
-// A decimal integer of at least `least` (1: positive, 0: non-negative).
+// A decimal integer from `least` to MOST_THREADS (the API's limit, checked
+// here so that the message names the flag).
 function integerOption(flag, text, least) {
   const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(n) || n < least) {
-    const kind = least === 0 ? "a non-negative integer" : "a positive integer";
-    throw new UsageError(`${flag} needs ${kind} (got ${JSON.stringify(text)}).`);
+  if (!/^[0-9]+$/.test(text) || n < least || n > MOST_THREADS) {
+    throw new UsageError(`${flag} must be an integer from ${least} to ${MOST_THREADS} (got ${JSON.stringify(text)}).`);
   }
   return n;
 }

@@ -23,6 +23,8 @@
 //                until its worker is terminated (Atomics.wait: interruptible).
 //   C_TRAP_LEN   bytes of the trap text in the text area (the CAS winner).
 //   C_OUT_*      the output ring, when stdout or stderr is a stream (below).
+//   C_OUT_CLOSED bit (1 << fd) set by the supervisor when fd's stream has
+//                closed (below); never cleared.
 //   C_WATCHER    0, then 1 once a thread of a program that owns its process
 //                (the CLI, lib/program/process.js) has started the queue's
 //                watcher (CAS 0 -> 1 by the spawning thread that first saw a
@@ -42,7 +44,12 @@
 // Writers take C_OUT_LOCK, copy a whole record, then publish it by storing
 // C_OUT_HEAD and ringing; a writer that finds no room waits on C_OUT_TAIL.
 // The supervisor alone consumes: it reads records up to C_OUT_HEAD, stores
-// C_OUT_TAIL and notifies it. A record is never visible half written.
+// C_OUT_TAIL and notifies it. A record is never visible half written. The
+// supervisor stops consuming while a stream asks to wait (its 'drain'
+// resumes it), so a full ring is a full pipe: its writers wait. When a
+// stream closes, the supervisor sets the fd's bit in C_OUT_CLOSED, then
+// notifies C_OUT_TAIL; a writer reads the bit before each record and after
+// each wait for room, and answers EPIPE once it is set. All seq_cst.
 
 export const C_STATE = 0;
 export const C_EXIT_CODE = 1;
@@ -57,6 +64,7 @@ export const C_OUT_LOCK = 9;
 export const C_OUT_HEAD = 10;
 export const C_OUT_TAIL = 11;
 export const C_WATCHER = 12;
+export const C_OUT_CLOSED = 13;
 export const CONTROL_WORDS = 16;
 
 export const STATE_RUNNING = 0;
@@ -117,8 +125,15 @@ function ringCopyOut(ringBytes, at, length) {
   return out;
 }
 
+// The error a write to a closed stream throws (fd_write answers EPIPE).
+function brokenPipe(fd) {
+  return Object.assign(new Error(`fd ${fd}: the stream has closed`), { code: "EPIPE" });
+}
+
 // A guest thread's write to fd 1 or 2 when that fd is a stream: the bytes go
 // into the ring, in records; blocks (interruptibly) while the ring is full.
+// Throws an EPIPE error once fd's stream has closed (bytes of a longer write
+// already in the ring stay there).
 export function writeOutputRing(program, fd, bytes) {
   const { control, outRing } = program;
   if (bytes.length === 0) return;
@@ -131,6 +146,7 @@ export function writeOutputRing(program, fd, bytes) {
       const chunk = bytes.subarray(offset, offset + chunkBytes);
       const need = OUT_RECORD_HEADER + chunk.length;
       for (;;) {
+        if (Atomics.load(control, C_OUT_CLOSED) & (1 << fd)) throw brokenPipe(fd);
         const tail = Atomics.load(control, C_OUT_TAIL);
         const head = Atomics.load(control, C_OUT_HEAD);
         if (outRing.length - ((head - tail) >>> 0) >= need) break;
@@ -152,8 +168,9 @@ export function writeOutputRing(program, fd, bytes) {
   }
 }
 
-// The supervisor's side: hands every published record, oldest first, to
-// deliver(fd, bytes), and frees its room.
+// The supervisor's side: hands the published records, oldest first, to
+// deliver(fd, bytes), and frees their room; stops after a record for which
+// deliver answers false (its stream asks to wait).
 export function drainOutputRing(program, deliver) {
   const { control, outRing } = program;
   if (!outRing) return;
@@ -166,8 +183,15 @@ export function drainOutputRing(program, deliver) {
     tail = (tail + OUT_RECORD_HEADER + length) | 0;
     Atomics.store(control, C_OUT_TAIL, tail);
     Atomics.notify(control, C_OUT_TAIL);
-    deliver(header[0], bytes);
+    if (deliver(header[0], bytes) === false) return;
   }
+}
+
+// The supervisor's side: fd's stream has closed. Writers waiting for room
+// wake and answer EPIPE, and so does every later write to fd.
+export function closeOutputRing(program, fd) {
+  Atomics.or(program.control, C_OUT_CLOSED, 1 << fd);
+  Atomics.notify(program.control, C_OUT_TAIL);
 }
 
 export function ring(control) {

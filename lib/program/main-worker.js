@@ -8,9 +8,9 @@
 // Its runtime is the program's: lib/program/wasi-c.js when the supervisor made a C
 // WASI (processState.program.wasiId), else lib/program/wasi-node.js; it never
 // returns: _start's end ends the program. Its spawns follow the program's
-// rules (lib/program/threads.js) and start pool workers as this worker's
-// children (lib/program/pool.js): the supervisor's terminate of this worker
-// ends them too.
+// rules (lib/program/threads.js); the pool workers they need are started by
+// the supervisor (lib/program/starts.js), which terminates them with this
+// one.
 // A plain program (pool null) runs here alone, on the same runtime: memory is
 // null, and plainMemory is the non-shared memory it imports ({initial,
 // maximum}) or null when it defines its own.

@@ -10,17 +10,20 @@
 //   makeProgramMemory(memoryType, reserved) -> {memory, memoryPages}: the
 //     shared memory (at its maximum when reserved) and the counter (null
 //     when not reserved).
+//   releaseProgramMemory(memory) -> boolean: gives the memory's pages back
+//     to the OS once every thread of its program has stopped.
 //
 // The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
 // Linux's transparent huge pages; nothing elsewhere), before any thread
 // touches it: a program's first touches of tens of MiB cost one fault per
-// 2 MiB instead of one per 4 KiB (docs/runner.md, "What a thread costs").
+// 2 MiB instead of one per 4 KiB (the bench's group 13).
 // WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default.
 
 import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
 import { RESERVE_ENV } from "../worker/guest-memory.js";
 import { envSwitch } from "../worker/env-switch.js";
+import { docsLink } from "./docs.js";
 
 export const HUGE_PAGES_ENV = "WASI_THREAD_POOL_HUGE_PAGES";
 
@@ -34,6 +37,20 @@ export function adviseHugePages(memory, env = process.env) {
   const advise = native.binding?.adviseHugePages;
   if (typeof advise !== "function" || !hugePagesWanted(env)) return false;
   return advise(new Uint8Array(memory.buffer));
+}
+
+// A finished program's memory is garbage, but stays allocated, and resident,
+// until V8 collects it: an embedder that runs program after program held
+// gigabytes between collections (docs/runner.md, "Running many programs in
+// one process"). Its pages go back to the OS as soon as the program ends
+// (src/os/wtp_memory.h: Linux; elsewhere the memory waits for the
+// collector); the memory stays valid, zero where read again. Only for
+// memory no thread can touch any more: the caller has seen every worker of
+// the program exit. True when the OS took the pages.
+export function releaseProgramMemory(memory) {
+  const release = native.binding?.releasePages;
+  if (typeof release !== "function" || !(memory instanceof WebAssembly.Memory)) return false;
+  return release(new Uint8Array(memory.buffer));
 }
 
 export function reservesMemory(wasmModule) {
@@ -53,7 +70,7 @@ export function makeProgramMemory({ initial, maximum }, reserved) {
   } catch (error) {
     throw new RangeError(
       `runWasiThreadsProgram: cannot reserve the program's memory at its maximum (${maximum} pages): ${error.message} ` +
-        `(${RESERVE_ENV}=0 grows it on demand instead, docs/runtime.md "Memory growth across threads").`,
+        `(${RESERVE_ENV}=0 grows it on demand instead: ${docsLink("runtime.md", "memory-growth-across-threads")}).`,
       { cause: error },
     );
   }

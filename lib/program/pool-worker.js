@@ -13,7 +13,7 @@
 // module where it is not built; test/worker-bundle.test.js fails when it is
 // stale): a worker that loads one CommonJS file starts about as fast as an
 // empty one, where the graph of ES modules cost 15-20 ms more per worker
-// (docs/runner.md, "What a thread costs"). Hence no top-level await here.
+// (the bench's group 11). Hence no top-level await here.
 //
 // workerData: {wasmModule, memory, processState, pool, slot}, or {spare: true}
 // and the same in a message (programOf).

@@ -6,10 +6,11 @@
 // (lib/worker/entries.js), with the
 // program's runtime: lib/program/wasi-c.js when the supervisor made a C WASI
 // (program.wasiId), else lib/program/wasi-node.js (both through
-// lib/program/runtime.js); a worker is the child of the thread that started
-// it (the guest's main thread's worker, a pool worker, or the supervisor), so
-// the supervisor's terminate of the main thread's worker and of its own
-// workers ends them all.
+// lib/program/runtime.js). Under runWasiThreadsProgram every worker is the
+// supervisor's: a guest thread's spawn asks the supervisor to start it
+// (lib/program/starts.js), and the supervisor terminates them all with the
+// program. A program that owns its process (the CLI) starts a worker on the
+// thread that spawns (the main thread, a pool worker or the queue's watcher).
 
 import { Worker } from "node:worker_threads";
 import { native } from "../native/binding.js";
@@ -17,32 +18,40 @@ import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 // lib/pool.js first: it hands the addon to lib/pool/backend.js.
 import "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
+import { requestWorkerStart, takeWorkerStarts } from "./starts.js";
 import { cpuCount, createProgramSpawn, noteGrow } from "./threads.js";
 import { workerEntryUrl } from "../worker/entries.js";
 
-// Pool workers for a program; onWorker(worker) hears of each one started.
-function createWorkerGrower({ wasmModule, memory, processState, onWorker = null }) {
+// Slot's pool worker, on this thread ({spare: true}: a spare,
+// lib/program/spare-worker.js).
+function startPoolWorker({ wasmModule, memory, processState }, slot, { spare = false } = {}) {
   const { program } = processState;
+  const workerData = { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path };
+  if (spare) workerData.spare = true;
+  const worker = new Worker(workerEntryUrl("program"), { execArgv: program.execArgv, workerData });
+  worker.unref();
+  // Faults of guest threads reach the supervisor through the program's
+  // control words (lib/program/control.js), not through this event.
+  worker.on("error", () => {});
+  return worker;
+}
+
+// The pool's grow(slot): notes when slot's worker was asked for, then
+// start(slot).
+function createWorkerGrower(program, start) {
   return function grow(slot) {
     noteGrow(program, slot);
-    const worker = new Worker(workerEntryUrl("program"), {
-      execArgv: program.execArgv,
-      workerData: { wasmModule, memory, processState, pool: program.pool, slot, wasiThreadPoolAddonPath: native.path },
-    });
-    worker.unref();
-    // Faults of guest threads reach the supervisor through the program's
-    // control words (lib/program/control.js), not through this event.
-    worker.on("error", () => {});
-    onWorker?.(worker);
+    start(slot);
   };
 }
 
 // The pool's two spawns without a wait (the pool's spawnWaitMs is 0 for a
 // program): claim() takes an idle worker; growing() also starts a worker
 // when none is idle and the pool has room, and says whether it did.
-function createPoolSpawns(options) {
-  const { pool } = options.processState.program;
-  const grower = createWorkerGrower(options);
+function createPoolSpawns(options, start) {
+  const { program } = options.processState;
+  const { pool } = program;
+  const grower = createWorkerGrower(program, start);
   let grew = false;
   const poolOps = bindWasiThreadPool(pool);
   const claim = poolOps.createSpawn({});
@@ -76,32 +85,30 @@ export function openSpareSlots(program, count) {
   return n;
 }
 
-export function startSpare({ wasmModule, memory, processState }, slot) {
-  const { program } = processState;
-  const worker = new Worker(workerEntryUrl("program"), {
-    execArgv: program.execArgv,
-    workerData: { wasmModule, memory, processState, pool: program.pool, slot, spare: true, wasiThreadPoolAddonPath: native.path },
-  });
-  worker.unref();
-  worker.on("error", () => {});
-  return worker;
+export function startSpare(options, slot) {
+  return startPoolWorker(options, slot, { spare: true });
 }
 
 // thread-spawn for one thread of the program: a tid, or -1 (EAGAIN).
-export function createProgramThreadSpawn({ wasmModule, memory, processState }) {
-  const { claim, growing, hasRoom } = createPoolSpawns({ wasmModule, memory, processState });
-  return createProgramSpawn(processState.program, { claim, grow: growing, hasRoom });
+// A program under a supervisor has its workers started there
+// (lib/program/starts.js).
+export function createProgramThreadSpawn(options) {
+  const { program } = options.processState;
+  const start = program.ownsProcess
+    ? (slot) => startPoolWorker(options, slot)
+    : (slot) => requestWorkerStart(program, slot) || startPoolWorker(options, slot);
+  const { claim, growing, hasRoom } = createPoolSpawns(options, start);
+  return createProgramSpawn(program, { claim, grow: growing, hasRoom });
 }
 
-// The supervisor's spawn of trampolines (watchThreadQueue), and its workers
-// (to be terminated with the program).
-export function createSupervisorSpawn({ wasmModule, memory, processState }) {
+// The supervisor's spawn of trampolines (watchThreadQueue), its workers (to
+// be terminated with the program), and startRequested(), which starts the
+// workers the program's threads asked for (lib/program/starts.js).
+export function createSupervisorSpawn(options) {
   const ownWorkers = [];
-  const { claim, growing, hasRoom, workers } = createPoolSpawns({
-    wasmModule,
-    memory,
-    processState,
-    onWorker: (worker) => ownWorkers.push(worker),
-  });
-  return { claim, spawnTrampoline: growing, hasRoom, workers, cpus: cpuCount(), ownWorkers };
+  const start = (slot) => ownWorkers.push(startPoolWorker(options, slot));
+  const { claim, growing, hasRoom, workers } = createPoolSpawns(options, start);
+  const { program } = options.processState;
+  const startRequested = () => takeWorkerStarts(program, start);
+  return { claim, spawnTrampoline: growing, hasRoom, workers, cpus: cpuCount(), ownWorkers, startRequested };
 }

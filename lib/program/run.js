@@ -19,8 +19,10 @@
 // through shared words (lib/program/control.js) that the supervisor waits on
 // with Atomics.waitAsync. When the program ends (proc_exit or _start's return
 // on any thread, or a trap on any thread) the supervisor retires the pool,
-// wakes native waits, and terminates the main thread's worker, which ends
-// every pool worker with it; then it resolves {exitCode}.
+// wakes native waits, and terminates every worker of the program: all of them
+// are its own (lib/program/starts.js), so none outlives the thread that made
+// it. Then it gives the program's memory back to the OS and resolves
+// {exitCode}.
 
 import { write } from "node:fs";
 import { Worker } from "node:worker_threads";
@@ -38,10 +40,13 @@ import {
   STDIN_FULL,
   STDIN_REQUESTED,
   TRAP_EXIT_CODE,
+  closeOutputRing,
   drainOutputRing,
   fullStallMessage,
   programOutcome,
 } from "./control.js";
+import { releaseProgramMemory } from "./memory.js";
+import { createOutputSink, streamClosed } from "./output-stream.js";
 import { createSupervisorSpawn, openSpareSlots, startSpare } from "./pool.js";
 import { loadProgram, makeProgram, normalizeOptions } from "./setup.js";
 import { spareCount } from "./spare-worker.js";
@@ -128,37 +133,71 @@ function createStdinFeeder(source, control, stdinBuffer) {
 
 export async function runWasiThreadsProgram(wasm, options = {}) {
   const opts = normalizeOptions(options ?? {});
+  const spares = spareCount(); // WASI_THREAD_POOL_SPARE, checked before anything is made
   const run = await makeProgram(opts, await loadProgram(wasm));
   run.workerFault = null;
   run.workerGone = false;
   const { program } = run;
-  startMainThread(run, opts);
-  // Records of the ring go to their stream as they come, in order; the
-  // streams buffer what they cannot pass on yet (no 'drain' is awaited, so
-  // a stream read only after the program cannot block it).
-  const streams = { 1: opts.stdout.stream, 2: opts.stderr.stream };
-  const drainOutput = () => drainOutputRing(program, (fd, bytes) => streams[fd]?.write(bytes));
+  // The node:wasi fallback's output ring to its streams (the C WASI's pipes
+  // are read by lib/program/wasi.js).
+  const output = program.outRing ? createRingOutput(run, opts) : { drain() {}, finish() {} };
+  startMainThread(run, opts, spares);
   // The C WASI reads stdin itself (lib/program/wasi.js feeds what is not a descriptor).
   const feeder = run.programWasi
     ? { serve() {}, close() {} }
     : createStdinFeeder(opts.stdin, program.control, program.stdinBuffer);
-  await supervise(run, drainOutput, feeder);
+  await supervise(run, output.drain, feeder);
   await stopEverything(run);
   // Every byte a thread wrote before it ended the program: the output pipes
   // to their end (C WASI), or the ring's records.
   await run.programWasi?.release();
-  drainOutput();
+  output.finish();
+  // Every worker of the program has exited (stopEverything): its memory is garbage.
+  releaseProgramMemory(run.memory);
   return outcome(program, run.workerFault, (text) => writeText(opts.stderr, text));
 }
 
-// The guest's main thread's worker and, for a threaded program, the watch
-// over its queue of threads (lib/program/threads.js). Sets run.worker,
+// The ring's records go to their streams as they come, in order, as a
+// pipe's reader takes them (lib/program/output-stream.js): while a stream
+// asks to wait, the ring is not drained, so the program's writers wait once
+// it is full (both fds share the ring: a stdout that waits holds stderr's
+// records behind it too); a stream that closes makes its fd's writes answer
+// EPIPE. finish(), after the program's end: every record left, without
+// waiting (at most the ring's size).
+function createRingOutput(run, opts) {
+  const { program } = run;
+  const sinks = {};
+  for (const [fd, { stream }] of [
+    [1, opts.stdout],
+    [2, opts.stderr],
+  ]) {
+    if (stream === null) continue;
+    sinks[fd] = createOutputSink(stream, {
+      onReady: () => run.poke?.(),
+      onClosed: () => closeOutputRing(program, fd),
+    });
+  }
+  const all = Object.values(sinks);
+  const deliver = (fd, bytes) => sinks[fd]?.write(bytes) ?? true;
+  return {
+    drain() {
+      if (!all.some((sink) => sink.waiting)) drainOutputRing(program, deliver);
+    },
+    finish() {
+      drainOutputRing(program, (fd, bytes) => void sinks[fd]?.write(bytes));
+      for (const sink of all) sink.detach();
+    },
+  };
+}
+
+// The guest's main thread's worker and, for a threaded program, its `spares`
+// and the watch over its queue of threads (lib/program/threads.js). Sets run.worker,
 // run.supervisorSpawn, run.queueWatch, and run.workerFault / run.workerGone
 // as the worker fails or exits (each also wakes the supervision loop).
-function startMainThread(run, opts) {
+function startMainThread(run, opts, spareWorkers) {
   const { program, threaded, wasmModule, memory, plainMemory, pool } = run;
   const processState = { program };
-  const spares = threaded ? openSpareSlots(program, spareCount()) : 0;
+  const spares = threaded ? openSpareSlots(program, spareWorkers) : 0;
   run.worker = new Worker(PROGRAM_WORKER_URL, {
     execArgv: program.execArgv,
     workerData: { wasmModule, memory, plainMemory, pool, processState },
@@ -199,6 +238,7 @@ async function supervise(run, drainOutput, feeder) {
       if (run.workerFault || run.workerGone) break;
       drainOutput();
       feeder.serve();
+      run.supervisorSpawn?.startRequested();
       const waiting = Atomics.waitAsync(control, C_DOORBELL, seen);
       if (waiting.async) {
         await new Promise((resolve) => {
@@ -241,8 +281,9 @@ async function outcome(program, workerFault, writeStderr) {
 }
 
 // Every thread of the program stops: no slot can be claimed or served any
-// more, native waits return, and the main thread's worker (with every pool
-// worker under it) is terminated.
+// more, native waits return, and every worker of the program (the main
+// thread's and the pool's, all made on this thread) is terminated; resolves
+// when each has exited.
 async function stopProgram(pool, worker, ownWorkers) {
   if (pool === null) {
     await worker.terminate(); // a plain program: its one thread
@@ -267,10 +308,11 @@ async function stopProgram(pool, worker, ownWorkers) {
   await Promise.all([worker, ...ownWorkers].map((w) => w.terminate()));
 }
 
-// The runner's own message (a trap) to the program's stderr.
+// The runner's own message (a trap) to the program's stderr (not to a stream
+// that has closed).
 function writeText({ fd, stream }, text) {
   if (stream) {
-    stream.write(text);
+    if (!streamClosed(stream)) stream.write(text);
     return Promise.resolve();
   }
   return new Promise((resolve) => {

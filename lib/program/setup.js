@@ -9,15 +9,16 @@ import { statSync } from "node:fs";
 import { compileWasiThreadGuestStored } from "../worker/liftoff.js";
 import { createWasiThreadPool, terminateWasiThreadPool } from "../pool.js";
 import { createProgramControl } from "./control.js";
+import { docsLink } from "./docs.js";
 import { checkProgramImports } from "./link.js";
-import { DEFAULT_MAX_THREADS, DEFAULT_POOL_SIZE, createGrowTimes, createThreadWords } from "./threads.js";
+import { DEFAULT_MAX_THREADS, DEFAULT_POOL_SIZE, MOST_THREADS, createGrowTimes, createThreadWords } from "./threads.js";
 import { declarationsOf, describePlainMemory, describeProgramMemory } from "../worker/wasm-memory.js";
+import { growthRemedyWanted } from "../worker/guest-memory.js";
 import { createProgramWasi, programWasiUnavailable, tellFallbackOnce } from "./wasi.js";
 import { makeProgramMemory, reservesMemory } from "./memory.js";
+import { createStartRequests } from "./starts.js";
 
 const OPTION_NAMES = ["args", "env", "stdin", "stdout", "stderr", "preopens", "poolSize", "maxThreads", "implementation"];
-// A pool's capacity is at most this (lib/pool/validate.js, checkCapacity).
-const MOST_THREADS = 0x0ffffffe;
 
 function fail(Kind, message) {
   throw new Kind(`runWasiThreadsProgram: ${message}`);
@@ -113,12 +114,12 @@ export function normalizeOptions(options) {
   }
   const { poolSize, maxThreads, implementation } = options;
   if (poolSize !== undefined && !(Number.isInteger(poolSize) && poolSize >= 1 && poolSize <= MOST_THREADS)) {
-    fail(RangeError, "options.poolSize must be a positive integer (the most pool workers alive at once).");
+    fail(RangeError, `options.poolSize must be an integer from 1 to ${MOST_THREADS} (the most pool workers alive at once).`);
   }
   if (maxThreads !== undefined && !(Number.isInteger(maxThreads) && maxThreads >= 0 && maxThreads <= MOST_THREADS)) {
     fail(
       RangeError,
-      "options.maxThreads must be a non-negative integer (the most threads alive at once, the main thread not counted).",
+      `options.maxThreads must be an integer from 0 to ${MOST_THREADS} (the most threads alive at once, the main thread not counted).`,
     );
   }
   if (implementation !== undefined && implementation !== "native" && implementation !== "js") {
@@ -137,17 +138,43 @@ export function normalizeOptions(options) {
   };
 }
 
+// The errors of the module itself that loadProgram throws (it is not wasm,
+// cannot be linked or compiled, or is not a command), as opposed to the
+// options' or the environment's: the CLI names the module's file in them
+// (lib/program/cli-main.js).
+const moduleFaults = new WeakSet();
+
+export function isModuleFault(error) {
+  return error !== null && typeof error === "object" && moduleFaults.has(error);
+}
+
+function asModuleFault(error) {
+  if (error !== null && typeof error === "object") moduleFaults.add(error);
+  return error;
+}
+
+// The module's {memory, threaded}, or its fault.
+function declarationsOfProgram(wasm) {
+  try {
+    const declarations = declarationsOf(wasm); // throws TypeError with the reason
+    // A wasi-threads program (it imports thread-spawn or a shared memory): one
+    // imported shared memory (TypeError otherwise). A plain program: its own
+    // memory, or one imported non-shared memory, on one thread.
+    const threaded =
+      declarations.all.some((e) => e.module === "wasi" && e.name === "thread-spawn") ||
+      declarations.imports.some((m) => m.shared);
+    const memory = threaded ? describeProgramMemory(wasm) : describePlainMemory(declarations);
+    checkProgramImports(declarations.all, { threaded }); // WebAssembly.LinkError naming the import
+    return { memory, threaded };
+  } catch (error) {
+    throw asModuleFault(error);
+  }
+}
+
 // store: where the bytes the passes make are kept between runs (the CLI's
 // module cache, lib/program/module-cache.js), or null.
 export async function loadProgram(wasm, { store = null } = {}) {
-  const declarations = declarationsOf(wasm); // throws TypeError with the reason
-  // A wasi-threads program (it imports thread-spawn or a shared memory): one
-  // imported shared memory (TypeError otherwise). A plain program: its own
-  // memory, or one imported non-shared memory, on one thread.
-  const threaded =
-    declarations.all.some((e) => e.module === "wasi" && e.name === "thread-spawn") || declarations.imports.some((m) => m.shared);
-  const memory = threaded ? describeProgramMemory(wasm) : describePlainMemory(declarations);
-  checkProgramImports(declarations.all, { threaded }); // WebAssembly.LinkError naming the import
+  const { memory, threaded } = declarationsOfProgram(wasm);
   let wasmModule;
   if (wasm instanceof WebAssembly.Module) {
     wasmModule = wasm; // compiled by compileWasiThreadGuest (or describeProgramMemory threw)
@@ -155,16 +182,23 @@ export async function loadProgram(wasm, { store = null } = {}) {
     const bytes = ArrayBuffer.isView(wasm) ? new Uint8Array(wasm.buffer, wasm.byteOffset, wasm.byteLength) : new Uint8Array(wasm);
     // A threaded program's memory.grow/memory.size become calls over a
     // shared counter (lib/worker/guest-memory.js): then `reserved`, and its
-    // memory is made at its maximum (lib/program/memory.js).
-    wasmModule = await compileWasiThreadGuestStored(bytes, undefined, store);
+    // memory is made at its maximum (lib/program/memory.js). The pass's
+    // switch is read first: a bad value is the environment's fault; any
+    // error of the passes or the compile is the module's.
+    growthRemedyWanted();
+    try {
+      wasmModule = await compileWasiThreadGuestStored(bytes, undefined, store);
+    } catch (error) {
+      throw asModuleFault(error);
+    }
   }
   const exports = WebAssembly.Module.exports(wasmModule);
   if (!exports.some((e) => e.name === "_start" && e.kind === "function")) {
-    fail(
-      TypeError,
-      "this module exports no _start function: it is not a command. A reactor (_initialize and " +
-        'exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
+    const error = new TypeError(
+      "runWasiThreadsProgram: this module exports no _start function: it is not a command. A reactor (_initialize and " +
+        `exported functions) is run with createWasiThreadSpawn (${docsLink("api.md", "reactors")}).`,
     );
+    throw asModuleFault(error);
   }
   return { wasmModule, memory, threaded, reserved: threaded && reservesMemory(wasmModule) };
 }
@@ -206,6 +240,8 @@ export async function makeProgram(opts, { wasmModule, memory: memoryType, thread
     // program (lib/program/threads.js); a plain program has none.
     threads: threaded ? createThreadWords(opts.maxThreads) : null,
     growTimes: threaded ? createGrowTimes(opts.poolSize) : null,
+    // The workers its threads ask the supervisor to start (lib/program/starts.js).
+    starts: threaded ? createStartRequests() : null,
     // The program's size in pages when its memory is reserved
     // (lib/program/memory.js), read and grown by every thread; else null.
     memoryPages,

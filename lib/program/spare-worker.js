@@ -18,6 +18,7 @@
 import { Worker } from "node:worker_threads";
 import { declarationsOf } from "../worker/wasm-memory.js";
 import { workerEntryUrl } from "../worker/entries.js";
+import { envCount } from "../worker/env-switch.js";
 
 // Where the program's C WASI serves (lib/program/wasi.js).
 const SERVED = ["linux", "darwin"];
@@ -32,21 +33,22 @@ export function importsThreadSpawn(bytes) {
   }
 }
 
-// A worker that waits for its program, or null when the module would not
-// use it (no thread-spawn), the process's flags need the workers' execArgv
-// worked out first (--input-type: lib/program/setup.js), the program will
-// run on node:wasi, or WASI_THREAD_POOL_SPARE=0 (the bench's comparison:
-// bench/thread-start.js; N: N spares, at most 8).
-// How many spares a threaded program gets: WASI_THREAD_POOL_SPARE (0 to 8),
-// 1 by default.
-export function spareCount() {
-  const count = Math.floor(Number(process.env.WASI_THREAD_POOL_SPARE ?? "1"));
-  return count > 0 ? Math.min(count, 8) : 0;
+export const SPARE_ENV = "WASI_THREAD_POOL_SPARE";
+
+// How many spares a threaded program gets: WASI_THREAD_POOL_SPARE, an
+// integer from 0 to 8 (0: none, the bench's comparison:
+// bench/lib/thread-start.js), 1 by default; any other value is a RangeError
+// naming the variable.
+export function spareCount(env = process.env) {
+  return envCount(env, SPARE_ENV, { least: 0, most: 8, fallback: 1 });
 }
 
-export function startSpareWorkers(bytes) {
-  const count = spareCount();
-  if (!(count > 0) || process.execArgv.some((arg) => arg.startsWith("--input-type"))) return [];
+// `count` workers that wait for their program (spareCount()), or none when
+// the module would not use them (no thread-spawn), the process's flags need
+// the workers' execArgv worked out first (--input-type:
+// lib/program/setup.js), or the program will run on node:wasi.
+export function startSpareWorkers(bytes, count) {
+  if (count === 0 || process.execArgv.some((arg) => arg.startsWith("--input-type"))) return [];
   // node:wasi asked for (lib/program/wasi.js): the program runs under a
   // supervisor, with no spare; where the C WASI is missing the spare is
   // found out later, and terminated.

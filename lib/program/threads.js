@@ -67,6 +67,9 @@ const T_QUEUE = 16;
 export const DEFAULT_MAX_THREADS = 16384;
 // The default pool capacity (poolSize): the most workers.
 export const DEFAULT_POOL_SIZE = 1024;
+// The most poolSize (a pool's capacity: lib/pool/validate.js, checkCapacity)
+// and maxThreads may be: 268,435,454.
+export const MOST_THREADS = 0x0ffffffe;
 // The most queue entries (a queue of maxThreads, at most this many).
 const MOST_QUEUED = 1 << 16;
 

@@ -105,8 +105,8 @@ function nodeWritesAtExit() {
 
 // The main thread's end of the process: its "exit" listeners, then _exit.
 // Node's own exit (process.exit) also tears every worker's environment down
-// and joins its thread, 10 to 60 ms with a few workers on 2 CPUs (docs/runner.md,
-// "What a thread costs"), for nothing: the process is the program's. Where
+// and joins its thread, 10 to 60 ms with a few workers on 2 CPUs (the bench's
+// group 13), for nothing: the process is the program's. Where
 // Node writes at exit (a profile, coverage), process.exit.
 function exitMainThread(exitCode) {
   if (nodeWritesAtExit()) process.exit(exitCode);

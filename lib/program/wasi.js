@@ -13,12 +13,15 @@
 //   - a stdin stream: piped into the pipe as the program drains it (so at
 //     most a pipe's capacity is read ahead of the program);
 //   - a stdout/stderr stream without fd: the supervisor reads the pipe and
-//     writes every chunk to the stream, in order; after the program's end it
-//     reads until end of file (the WASI's last reference closes the write
-//     end), so nothing written before the end is lost.
+//     writes every chunk to the stream, in order, as a pipe's reader would
+//     (lib/program/output-stream.js: it stops reading while the stream asks
+//     to wait, and closes the pipe when the stream closes); after the
+//     program's end it reads until end of file (the WASI's last reference
+//     closes the write end), so nothing written before the end is lost.
 
 import { closeSync } from "node:fs";
 import { native } from "../native/binding.js";
+import { createOutputSink } from "./output-stream.js";
 
 // Set to 1 to run programs on node:wasi per thread even where the C WASI is
 // available (tests, differential runs).
@@ -97,20 +100,36 @@ function feedStdin(Socket, fd, source) {
   };
 }
 
-// Reads the pipe's read end into stream; resolves at its end of file.
+// Reads the pipe's read end into stream (lib/program/output-stream.js): while
+// the stream asks to wait, the pipe is not read, so the program's writes
+// wait once it is full (the stop ends such a wait); a stream that closes
+// closes the read end, so the program's writes meet EPIPE. Returns
+// finish(): after the program's end, reads the pipe to its end of file into
+// the stream, without waiting for it (at most a pipe's capacity), and
+// resolves there.
 function drainInto(Socket, fd, stream) {
   const source = new Socket({ fd, readable: true, writable: false });
-  source.on("data", (chunk) => stream.write(chunk));
+  let finishing = false;
+  const sink = createOutputSink(stream, {
+    onReady: () => source.resume(),
+    onClosed: () => source.destroy(),
+  });
+  source.on("data", (chunk) => {
+    if (!sink.write(chunk) && !finishing) source.pause();
+  });
   const ended = new Promise((resolve) => {
     source.once("end", resolve);
     source.once("close", resolve);
     source.once("error", resolve);
   });
   return async () => {
+    finishing = true;
+    source.resume();
     let timer;
     await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, OUTPUT_END_BOUND_MS)))]);
     clearTimeout(timer);
     source.destroy();
+    sink.detach();
   };
 }
 

@@ -4,7 +4,7 @@
 // indices moved up (added imports) and instructions swapped for calls of
 // the added imports (plan.callsFor: the memory pass), it gives the bytes the
 // JS walker gives, about ten times sooner on a cold start (the JS walker's
-// cost is mostly V8 warming it up: docs/runner.md, "What a thread costs").
+// cost is mostly V8 warming it up: the bench's group 12).
 // It gives up (null) on what it does not read (SIMD, GC, try_table, an
 // encoding the JS reader refuses, a malformed body): the caller then runs
 // the JS walker, which rewrites the module or says what is wrong with it.

@@ -1,7 +1,7 @@
 // Which file a pool worker starts (Node only). Each of the package's two Node
 // pool workers has a one-file build in dist/ (scripts/bundle-workers.js): one
-// CommonJS file starts faster than its graph of ES modules (docs/runner.md,
-// "What a thread costs"). The npm tarball ships the builds; in a git checkout
+// CommonJS file starts faster than its graph of ES modules (the bench's
+// group 11). The npm tarball ships the builds; in a git checkout
 // `npm install`, `npm test` and `npm run bench` make them (dist/ is ignored).
 // Where a build is absent the worker starts from its source module, which runs
 // the same code, only slower to start. WASI_THREAD_POOL_WORKER_BUNDLES=0 makes

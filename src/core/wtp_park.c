@@ -407,8 +407,9 @@ static int machine_cpu_wait(void) {
 }
 
 #ifdef WTP_PARK_STATS
-/* Build-time counters for bench/experiment.js ("stats" variants): what the
- * decisions were and how the spins ended; printed to stderr at exit. */
+/* Build-time counters (-DWTP_PARK_STATS, bench/lib/cc-addon.js's defines):
+ * what the decisions were and how the spins ended; printed to stderr at
+ * exit. */
 #include <stdio.h>
 #include <stdlib.h>
 static _Atomic long stat_no_ticket, stat_none, stat_caught, stat_out, stat_cut,

@@ -21,8 +21,8 @@
  *    on a CPU, our threads' demand for the CPUs, and whether the machine
  *    is oversubscribed (the OS's runnable count, wtp_wait.h).
  *
- * The measurements behind each constant below are in docs/design.md ("The
- * park layer's constants") and bench/analysis.md.
+ * What each constant below is for is in docs/design.md ("The park
+ * layer's constants").
  *
  * Internal to the package: nothing here is exported by the addon.
  */

@@ -979,10 +979,10 @@ static napi_value js_running_threads(napi_env env, napi_callback_info info) {
   return make_int32(env, wtp__park_running());
 }
 
-/* adviseHugePages(view) -> boolean: wtp__os_advise_huge_pages over the bytes
- * of a Uint8Array (the runner's, over a program's memory:
- * lib/program/memory.js). True when the OS took the advice. */
-static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
+/* op(data, length) over the bytes of the call's Uint8Array argument, as a
+ * boolean; for anything else, a TypeError with the text error. */
+static napi_value call_on_bytes(napi_env env, napi_callback_info info,
+                                const char* error, bool (*op)(void*, size_t)) {
   napi_value argv[1];
   GET_ARGS(env, info, 1, argv);
   bool is_typed = false;
@@ -993,13 +993,26 @@ static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
   if (is_typed)
     WTP_NAPI_CALL(env, napi_get_typedarray_info(env, argv[0], &type, &length,
                                                 &data, NULL, NULL));
-  if (!is_typed || type != napi_uint8_array)
-    return type_error(env, "adviseHugePages: view must be a Uint8Array");
+  if (!is_typed || type != napi_uint8_array) return type_error(env, error);
   napi_value result;
-  WTP_NAPI_CALL(
-      env,
-      napi_get_boolean(env, wtp__os_advise_huge_pages(data, length), &result));
+  WTP_NAPI_CALL(env, napi_get_boolean(env, op(data, length), &result));
   return result;
+}
+
+/* adviseHugePages(view) -> boolean: wtp__os_advise_huge_pages over the bytes
+ * of a Uint8Array (the runner's, over a program's memory:
+ * lib/program/memory.js). True when the OS took the advice. */
+static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
+  return call_on_bytes(env, info, "adviseHugePages: view must be a Uint8Array",
+                       wtp__os_advise_huge_pages);
+}
+
+/* releasePages(view) -> boolean: wtp__os_release_pages over the bytes of a
+ * Uint8Array (the runner's, over the memory of a program whose every thread
+ * has stopped: lib/program/memory.js). True when the OS took the pages. */
+static napi_value js_release_pages(napi_env env, napi_callback_info info) {
+  return call_on_bytes(env, info, "releasePages: view must be a Uint8Array",
+                       wtp__os_release_pages);
 }
 
 #ifdef WTP_ADDON_TEST_HOOKS
@@ -1120,6 +1133,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
       {"interruptThread", NULL, js_interrupt_thread, NULL, NULL, NULL,
        napi_enumerable, NULL},
       {"adviseHugePages", NULL, js_advise_huge_pages, NULL, NULL, NULL,
+       napi_enumerable, NULL},
+      {"releasePages", NULL, js_release_pages, NULL, NULL, NULL,
        napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(

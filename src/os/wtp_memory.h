@@ -3,15 +3,18 @@
  * The room: src/os/, one file per OS behind this contract (binding.gyp picks
  * exactly one). It includes the C library and the OS's headers only.
  *
- *   memory_linux.c  madvise(2) MADV_HUGEPAGE: transparent huge pages
- *   memory_none.c   every other OS: no advice is given
+ *   memory_linux.c  madvise(2): MADV_HUGEPAGE (transparent huge pages) and
+ *                   MADV_DONTNEED (pages given back)
+ *   memory_none.c   every other OS: no advice is given, no page given back
  *
- * The runner asks it for a program's wasm memory (lib/program/memory.js).
+ * The runner asks it for a program's wasm memory (lib/program/memory.js):
+ * huge pages when the memory is made, and its pages back when the program
+ * has ended.
  * A real program first touches tens of MiB of that memory (zstd's windows
  * and job buffers), one page fault per 4 KiB page, and a fault costs
  * microseconds on a virtual machine; backed by 2 MiB pages, the same memory
- * takes one fault per 2 MiB (docs/runner.md, "What a thread costs": about a
- * tenth of `zstd -T2 -3`'s run on the 2-vCPU VM). Where the system's
+ * takes one fault per 2 MiB (about a tenth of
+ * `zstd -T2 -3`'s run on a 2-vCPU VM: the bench's group 13). Where the system's
  * transparent huge pages are "always" the advice changes nothing; where they
  * are "never" the kernel ignores it.
  */
@@ -28,5 +31,18 @@
  * The range must stay mapped during the call (the caller holds the V8
  * backing store it belongs to). Returns true when the OS took the advice. */
 bool wtp__os_advise_huge_pages(void* base, size_t length);
+
+/* Gives the whole pages inside [base, base + length) back to the OS: they are
+ * no longer resident, and read as zero when next touched (then the OS backs
+ * them again, one fault per page); the range stays mapped, readable and
+ * writable, at the same size. For memory that nobody reads any more: a
+ * finished program's memory stays allocated until V8 collects it, and
+ * resident with it (gigabytes between collections for an embedder that runs
+ * program after program), unless given back. The range is the caller's to
+ * name, as for the advice above (mapped for the whole call; a range with no
+ * whole page, or that wraps, is left alone). Returns true when the OS took
+ * the pages back (memory_none.c: never; the memory stays resident until it
+ * is freed). */
+bool wtp__os_release_pages(void* base, size_t length);
 
 #endif /* WTP_MEMORY_H */

@@ -208,7 +208,7 @@ int wtp__wasi_host_open_dir(const char *host_path, int *out, char *error,
  * CancelSynchronousIo (not CancelIoEx: a stdio handle shares its file
  * object with the host's handle, whose I/O must not be cancelled) ends the
  * call with ERROR_OPERATION_ABORTED. Measured under Wine 8
- * (docs/wine.md): it ends a blocked pipe or
+ * (test/wasi-c/WINE.md): it ends a blocked pipe or
  * console read and a write to a full pipe in 4-18 ms; CancelIo from
  * another thread does not, and ReOpenFile with FILE_FLAG_OVERLAPPED is
  * refused for inherited pipes, so overlapped I/O was no option.
@@ -223,7 +223,7 @@ int wtp__wasi_host_open_dir(const char *host_path, int *out, char *error,
  * registered call has either been cancelled or left.
  *
  * Residual (Wine only): a Linux pipe or terminal handed to wine64 as stdio
- * is read with a blocking read(2) that no cancel ends (docs/wine.md); a
+ * is read with a blocking read(2) that no cancel ends (test/wasi-c/WINE.md); a
  * call blocked there outlives the stop (the canceller keeps trying at
  * WTP__WASI_PIPE_POLL_MAX_MS until the call returns). */
 

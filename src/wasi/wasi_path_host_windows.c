@@ -75,9 +75,13 @@ static uint32_t open_at(const wtp__wasi_at *at, ACCESS_MASK access,
                         ULONG options, HANDLE *h) {
   uint32_t err = wtp__wasi_nt_open(dir_of(at), name_of(at), access, FILE_OPEN,
                                    options, 0, h);
-  /* Under Wine, a Unix link was followed by the open: act on nothing. */
-  if (!err && (err = wtp__wasi_wine_check(dir_of(at), name_of(at), *h)))
+  /* Under Wine, a Unix link was followed by the open (or the entry is not
+   * what was opened, or Wine, which renames, links and deletes by the name
+   * it stored, stored another): act on nothing. */
+  if (!err && (err = wtp__wasi_wine_check(dir_of(at), name_of(at), *h, 1))) {
     CloseHandle(*h);
+    if (err == WASI_ELOOP) err = WASI_EPERM;
+  }
   return err;
 }
 
@@ -489,8 +493,9 @@ static uint32_t open_once(int base, const char *path, int follow_final,
   int link = 0, dir = 0;
   if (!err) {
     /* Under Wine a Unix link is followed by the open itself: a link. */
-    link = wtp__wasi_wine_check(dir_of(&at), name_of(&at), h) != 0;
-    if (!link) err = kind_of(h, &link, &dir);
+    err = wtp__wasi_wine_check(dir_of(&at), name_of(&at), h, 0);
+    if (err == WASI_ELOOP) link = 1, err = WASI_ESUCCESS;
+    if (!err && !link) err = kind_of(h, &link, &dir);
     if (!err && link) {
       *again = follow_final;
       err = WASI_ELOOP;

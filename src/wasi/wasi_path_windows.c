@@ -30,7 +30,7 @@
  *     root; a ':' in a component (an alternate data stream, "file:stream",
  *     "file::$DATA"), a reserved device name as a component, with or
  *     without an extension or trailing spaces (CON, PRN, AUX, NUL, COM0-9,
- *     LPT0-9, the superscript COM/LPT digits, CONIN$, CONOUT$), a
+ *     LPT0-9, the superscript COM/LPT digits, CONIN$, CONOUT$, CLOCK$), a
  *     component ending in '.' or ' ' (Win32 strips those, so the entry
  *     would be another name to every other program), and the characters
  *     NTFS refuses in a name (< > " | ? * and control characters): EINVAL;
@@ -51,9 +51,14 @@
  * short names (another name for an entry of the same directory), and a
  * link's text is stored as given (path_symlink, EPERM if absolute).
  *
- * Under Wine (the only Windows this project runs its tests on): see
- * docs/runner.md ("The sandbox on Windows") for what Wine does with the
- * Unix symbolic links of the directory it shows as a drive. */
+ * What this rests on: NtCreateFile resolves a name relative to the object
+ * its RootDirectory handle is open on, and FILE_OPEN_REPARSE_POINT opens a
+ * reparse point itself. Under Wine (the only Windows this project runs its
+ * tests on) neither holds: Wine follows Unix symbolic links in every open
+ * and names handles by strings it stored. There every open is checked by
+ * identity on the Unix side (wasi_path_windows.h, "Wine"; wasi_path_wine.c)
+ * and a Unix link's text is walked here as a relative link's is;
+ * docs/runner.md ("The sandbox on Windows") says what remains. */
 #ifdef _WIN32
 
 #include "wasi_path_windows.h"
@@ -272,12 +277,10 @@ static size_t child_prefix(const WCHAR *dir, size_t n) {
   return n && dir[n - 1] == L'\\' ? n : n + 1;
 }
 
-/* Under Wine: 0 if h is name's entry in dir; 1 if Wine followed a link to
- * another entry, whose name it stores in *real (malloc'd) if real is not
- * NULL; or a WASI errno. */
-static uint32_t wine_opened(HANDLE dir, const char *name, HANDLE h,
-                            WCHAR **real, size_t *real_units, int *followed) {
-  *followed = 0;
+/* Under Wine: 0 if Wine's stored name of h is dir's stored name and name
+ * (Wine renames, links and deletes through h by that name); EPERM if not;
+ * EIO if a name cannot be had. */
+static uint32_t wine_same_names(HANDLE dir, const char *name, HANDLE h) {
   WCHAR wide[256];
   int n =
       name[0] ? MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, 256) - 1 : 0;
@@ -293,22 +296,72 @@ static uint32_t wine_opened(HANDLE dir, const char *name, HANDLE h,
                same_name(got, dir_units, dir_name, dir_units) &&
                (n == 0 || prefix == dir_units || got[dir_units] == L'\\') &&
                same_name(got + prefix, (size_t)n, wide, (size_t)n);
-    *followed = !same;
+    if (!same) err = WASI_EPERM;
   }
   free(dir_name);
-  if (!err && *followed && real) {
-    *real = got, *real_units = got_units;
-    got = NULL;
+  free(got);
+  return err;
+}
+
+/* The name Wine opened for name in dir when the host's entry differs from
+ * it in case only (Wine matches names without case): the last component
+ * of h's stored name, UTF-8 in out[size], if it equals name but for case;
+ * else ENOENT. */
+static uint32_t wine_host_name(const char *name, HANDLE h, char *out,
+                               size_t size) {
+  size_t units = 0;
+  WCHAR *got = handle_name(h, &units);
+  if (!got) return WASI_ENOENT;
+  size_t last = units;
+  while (last > 0 && got[last - 1] != L'\\') last--;
+  WCHAR wide[256];
+  int n = MultiByteToWideChar(CP_UTF8, 0, name, -1, wide, 256) - 1;
+  uint32_t err = WASI_ENOENT;
+  if (n > 0 && same_name(got + last, units - last, wide, (size_t)n)) {
+    int m = WideCharToMultiByte(CP_UTF8, 0, got + last, (int)(units - last),
+                                out, (int)size - 1, NULL, NULL);
+    if (m > 0) {
+      out[m] = '\0';
+      err = WASI_ESUCCESS;
+    }
   }
   free(got);
   return err;
 }
 
-uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h) {
+/* Under Wine: what the open of name relative to dir that gave h reached
+ * (wasi_path_windows.h, wtp__wasi_wine_check): 0, ELOOP (a link: its text
+ * in link[size] if link is not NULL, its length in *link_len), EPERM, or
+ * another errno. With names, Wine's stored names must agree too. */
+static uint32_t wine_entry(HANDLE dir, const char *name, HANDLE h, int names,
+                           char *link, size_t size, size_t *link_len) {
+  if (!name[0]) return WASI_ESUCCESS; /* dir itself, reopened */
+  char host_name[256 * 3 + 1];
+  const char *looked = name;
+  wtp__wasi_wine_id entry, opened;
+  int is_link = 0;
+  uint32_t err = wtp__wasi_wine_lstat_at(dir, name, &entry, &is_link);
+  if (err == WASI_ENOENT &&
+      !wine_host_name(name, h, host_name, sizeof host_name)) {
+    looked = host_name;
+    err = wtp__wasi_wine_lstat_at(dir, looked, &entry, &is_link);
+  }
+  if (err) return err == WASI_ENOENT ? WASI_EPERM : err; /* gone meanwhile */
+  if (is_link) {
+    if (link &&
+        (err = wtp__wasi_wine_readlink_at(dir, looked, link, size, link_len)))
+      return err == WASI_EINVAL ? WASI_EPERM : err; /* no link now */
+    return WASI_ELOOP;
+  }
+  if ((err = wtp__wasi_wine_fstat(h, &opened))) return err;
+  if (opened.dev != entry.dev || opened.ino != entry.ino) return WASI_EPERM;
+  return names ? wine_same_names(dir, name, h) : WASI_ESUCCESS;
+}
+
+uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h,
+                              int names) {
   if (!wtp__wasi_under_wine()) return WASI_ESUCCESS;
-  int followed;
-  uint32_t err = wine_opened(dir, name, h, NULL, NULL, &followed);
-  return err ? err : followed ? WASI_EPERM : WASI_ESUCCESS;
+  return wine_entry(dir, name, h, names, NULL, 0, NULL);
 }
 
 /* ---- names ---- */
@@ -325,8 +378,10 @@ static int reserved_name(const char *name, size_t len) {
   if (stem > 7) return 0;
   for (size_t i = 0; i < stem; i++) up[i] = (char)ascii_upper(name[i]);
   up[stem] = '\0';
-  static const char *const fixed[] = {"CON", "PRN",    "AUX",
-                                      "NUL", "CONIN$", "CONOUT$"};
+  /* CLOCK$: the clock device of MS-DOS and early Windows NT, which some
+   * Windows versions still reserve; refused as the others are. */
+  static const char *const fixed[] = {"CON",    "PRN",     "AUX",   "NUL",
+                                      "CONIN$", "CONOUT$", "CLOCK$"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
     if (strcmp(up, fixed[i]) == 0) return 1;
   if (strncmp(up, "COM", 3) != 0 && strncmp(up, "LPT", 3) != 0) return 0;
@@ -369,8 +424,6 @@ typedef struct walk {
   HANDLE *dirs;
   size_t depth, cap;
   int links;
-  WCHAR *base_name; /* under Wine: the base's name, once asked (malloc'd) */
-  size_t base_units;
 } walk;
 
 static HANDLE walk_cur(const walk *w) {
@@ -399,43 +452,6 @@ static void walk_free(walk *w) {
   while (w->depth) CloseHandle(w->dirs[--w->depth]);
   free(w->dirs);
   w->dirs = NULL;
-  free(w->base_name);
-  w->base_name = NULL;
-}
-
-/* Under Wine, Wine followed a Unix link to the entry named real (on the
- * volume): its path relative to the base ('/'-separated, malloc'd in
- * *rel), or EPERM if it is not beneath the base. */
-static uint32_t wine_relative(walk *w, const WCHAR *real, size_t units,
-                              char **rel) {
-  if (!w->base_name && !(w->base_name = handle_name(w->base, &w->base_units)))
-    return WASI_EIO;
-  size_t prefix = child_prefix(w->base_name, w->base_units);
-  size_t skip;
-  if (same_name(real, units, w->base_name, w->base_units))
-    skip = units; /* the base itself */
-  else if (units > prefix &&
-           same_name(real, w->base_units, w->base_name, w->base_units) &&
-           (prefix == w->base_units || real[w->base_units] == L'\\'))
-    skip = prefix;
-  else
-    return WASI_EPERM; /* a Unix link out of the sandbox */
-  int n = units > skip
-              ? WideCharToMultiByte(CP_UTF8, 0, real + skip,
-                                    (int)(units - skip), NULL, 0, NULL, NULL)
-              : 0;
-  if (n < 0 || n > WALK_TEXT_MAX) return WASI_ENAMETOOLONG;
-  char *text = malloc((size_t)n + 2);
-  if (!text) return WASI_ENOMEM;
-  if (n)
-    WideCharToMultiByte(CP_UTF8, 0, real + skip, (int)(units - skip), text, n,
-                        NULL, NULL);
-  if (!n) text[n++] = '.';
-  text[n] = '\0';
-  for (int i = 0; i < n; i++)
-    if (text[i] == '\\') text[i] = '/';
-  *rel = text;
-  return WASI_ESUCCESS;
 }
 
 /* Replaces *text with head followed by rest. */
@@ -451,6 +467,16 @@ static uint32_t splice_text(char **text, const char *head, const char *rest) {
   return WASI_ESUCCESS;
 }
 
+/* A link's text target[n] (relative, '/'-separated): replaces *text with
+ * it followed by rest. EPERM if it is absolute or names a stream. */
+static uint32_t walk_splice_text(walk *w, const char *target, size_t n,
+                                 char **text, const char *rest) {
+  if (n == 0 || absolute_text(target) || memchr(target, ':', n))
+    return WASI_EPERM;
+  if (++w->links > WTP__WASI_SYMLINK_MAX) return WASI_ELOOP;
+  return splice_text(text, target, rest);
+}
+
 /* h is a link (name-surrogate reparse point): replaces *text with its
  * target followed by rest. EPERM for an absolute link, a junction or
  * another kind of surrogate. */
@@ -462,19 +488,19 @@ static uint32_t walk_splice(walk *w, HANDLE h, ULONG tag, char **text,
   int relative = 0;
   uint32_t err = wtp__wasi_nt_readlink(h, target, sizeof target, &n, &relative);
   if (err) return err == WASI_EINVAL ? WASI_EPERM : err;
-  if (!relative || n == 0 || absolute_text(target) || memchr(target, ':', n))
-    return WASI_EPERM;
-  if (++w->links > WTP__WASI_SYMLINK_MAX) return WASI_ELOOP;
-  return splice_text(text, target, rest);
+  if (!relative) return WASI_EPERM;
+  return walk_splice_text(w, target, n, text, rest);
 }
 
 /* Looks at name in the current directory: *h is its handle (the entry
  * itself, never followed) or NULL if it does not exist; *link says whether
  * it is a link, *tag its reparse tag. A directory is opened so that it can
- * be entered. */
+ * be entered. Under Wine, a Unix link is *link 2, with no handle and its
+ * text in wine_link[WTP__WASI_PATH_MAX + 1] (*wine_len bytes). */
 static uint32_t walk_look(walk *w, const char *name, int want_dir, HANDLE *h,
-                          int *link, ULONG *tag, char **wine_rel) {
-  *h = NULL, *link = 0, *tag = 0, *wine_rel = NULL;
+                          int *link, ULONG *tag, char *wine_link,
+                          size_t *wine_len) {
+  *h = NULL, *link = 0, *tag = 0, *wine_len = 0;
   uint32_t err = WASI_ENOTDIR;
   if (want_dir)
     err = wtp__wasi_nt_open(walk_cur(w), name,
@@ -487,24 +513,16 @@ static uint32_t walk_look(walk *w, const char *name, int want_dir, HANDLE *h,
                             0, 0, h);
   if (err) return err;
   if (wtp__wasi_under_wine()) {
-    /* Wine followed a Unix link: the walk goes on from the base with the
-     * path of what it reached (EPERM if outside). */
-    WCHAR *real = NULL;
-    size_t units = 0;
-    int followed = 0;
-    err = wine_opened(walk_cur(w), name, *h, &real, &units, &followed);
-    if (!err && followed) {
-      err = wine_relative(w, real, units, wine_rel);
-      free(real);
-      CloseHandle(*h);
-      *h = NULL;
-      if (!err) *link = 2;
-      return err;
-    }
+    /* Wine followed any Unix link: the host says what the entry is (and
+     * whether *h is it); a link's text is walked as a link's. */
+    err = wine_entry(walk_cur(w), name, *h, 0, wine_link,
+                     WTP__WASI_PATH_MAX + 1, wine_len);
     if (err) {
       CloseHandle(*h);
       *h = NULL;
-      return err;
+      if (err != WASI_ELOOP) return err;
+      *link = 2;
+      return WASI_ESUCCESS;
     }
   }
   ULONG attributes = 0;
@@ -573,8 +591,9 @@ static uint32_t walk_resolve(walk *w, const char *path, int follow_final,
     HANDLE h;
     int link;
     ULONG tag;
-    char *wine_rel;
-    err = walk_look(w, name, !c.final, &h, &link, &tag, &wine_rel);
+    char wine_link[WTP__WASI_PATH_MAX + 1];
+    size_t wine_len;
+    err = walk_look(w, name, !c.final, &h, &link, &tag, wine_link, &wine_len);
     if (c.final && err == WASI_ENOENT) {
       err = WASI_ESUCCESS; /* a final name that does not exist yet */
       set_name(at, name, c.len, c.trailing_slash);
@@ -582,12 +601,8 @@ static uint32_t walk_resolve(walk *w, const char *path, int follow_final,
     }
     if (err) break;
     if (link == 2) {
-      /* A Unix link Wine followed, to wine_rel beneath the base. */
-      while (w->depth) CloseHandle(w->dirs[--w->depth]);
-      err = ++w->links > WTP__WASI_SYMLINK_MAX
-                ? WASI_ELOOP
-                : splice_text(&text, wine_rel, c.after);
-      free(wine_rel);
+      /* A Unix link (under Wine): its text, walked from here. */
+      err = walk_splice_text(w, wine_link, wine_len, &text, c.after);
       if (err) break;
       p = text;
       continue;
@@ -618,7 +633,7 @@ uint32_t wtp__wasi_beneath_resolve(int base, const char *path, int follow_final,
   at->dir = -1, at->owned = 0, at->trailing_slash = 0, at->name[0] = '\0';
   if (absolute_text(path)) return WASI_EPERM;
   if (path[0] == '\0') return WASI_ENOENT;
-  walk w = {WTP__WASI_HANDLE(base), NULL, 0, 0, 0, NULL, 0};
+  walk w = {WTP__WASI_HANDLE(base), NULL, 0, 0, 0};
   uint32_t err = walk_resolve(&w, path, follow_final, at);
   if (err) {
     walk_free(&w);

@@ -57,16 +57,42 @@ uint32_t wtp__wasi_nt_readlink(HANDLE h, char *buf, size_t size, size_t *len,
 
 /* Wine (the only Windows the tests run on) follows Unix symbolic links
  * inside NtCreateFile, FILE_OPEN_REPARSE_POINT or not, and shows nothing of
- * the link on the handle (docs/wine.md: measured on Wine 8). The one tell is
- * the handle's name (FileNameInformation), which is the link's target. So
- * under Wine, and only there (detected once: ntdll's wine_get_version),
- * every open of a name relative to a directory is checked after the fact:
+ * the link on the handle (test/wasi-c/WINE.md: measured on Wine 8); the
+ * handle's name (FileNameInformation) is a string Wine stored when it
+ * opened it, which a rename makes stale and a concurrent swap makes wrong.
+ * So under Wine, and only there (detected once: ntdll's wine_get_version),
+ * every open of a name relative to a directory is checked after the fact
+ * by identity, on the Unix side (wasi_path_wine.c): the entry `name` of the
+ * directory the walk holds, not followed, must be no link and be the very
+ * file the handle is open on (same device and inode). A handle that is to
+ * be renamed, linked or deleted (Wine does those by the name it stored)
+ * must also have the stored name of the directory followed by `name`.
+ *
  * wtp__wasi_wine_check answers 0 if h (opened as name relative to dir) is
- * that entry, WASI EPERM if Wine followed a link to another one (the host
- * operations then act on nothing: deleting, renaming or linking through
- * such a handle would act on the link's target). Not under Wine: 0. */
+ * that entry; WASI ELOOP if the entry is a symbolic link (whatever h is:
+ * Wine followed it); EPERM if it is not what h is open on (it changed
+ * meanwhile) or, with names, if Wine's stored names disagree; ENOTSUP where
+ * Wine runs on a host these checks do not know (not Linux x86-64); another
+ * errno if the entry cannot be looked at. Not under Wine: 0. */
 int wtp__wasi_under_wine(void);
-uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h);
+uint32_t wtp__wasi_wine_check(HANDLE dir, const char *name, HANDLE h,
+                              int names);
+
+/* wasi_path_wine.c: the Unix side under Wine on Linux x86-64 (WASI ENOTSUP
+ * elsewhere). An entry's identity: its device and inode. */
+typedef struct wtp__wasi_wine_id {
+  uint64_t dev, ino;
+} wtp__wasi_wine_id;
+/* fstatat(dir's descriptor, name, AT_SYMLINK_NOFOLLOW): *link says whether
+ * the entry is a symbolic link (then *id is the link's own). */
+uint32_t wtp__wasi_wine_lstat_at(HANDLE dir, const char *name,
+                                 wtp__wasi_wine_id *id, int *link);
+/* fstat of the file h is open on. */
+uint32_t wtp__wasi_wine_fstat(HANDLE h, wtp__wasi_wine_id *id);
+/* readlinkat(dir's descriptor, name): the link's text, NUL-terminated, at
+ * most size - 1 bytes (ENAMETOOLONG if longer); EINVAL if no link. */
+uint32_t wtp__wasi_wine_readlink_at(HANDLE dir, const char *name, char *buf,
+                                    size_t size, size_t *len);
 
 #endif /* _WIN32 */
 #endif /* WTP_WASI_PATH_WINDOWS_H */

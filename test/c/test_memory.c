@@ -2,9 +2,11 @@
  * (memory_linux.c) the whole pages inside a range get MADV_HUGEPAGE, which
  * /proc/self/smaps shows as the "hg" flag of the mapping that holds them,
  * and nothing else changes: not the pages around the range, not the content.
- * A range with no whole page, NULL and a range that wraps are refused before
- * any system call. The portable build (memory_none.c, -DWTP_TEST_MEMORY_NONE)
- * takes no advice at all. */
+ * Released pages (wtp__os_release_pages) are no longer resident (mincore),
+ * read as zero and take writes; the partial pages at the range's ends keep
+ * their content. A range with no whole page, NULL and a range that wraps are
+ * refused before any system call. The portable build (memory_none.c,
+ * -DWTP_TEST_MEMORY_NONE) takes no advice and releases nothing. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
@@ -72,6 +74,52 @@ static void test_inner_pages_advised(void) {
   munmap(base, REGION);
 }
 
+/* Pages of [p, p + len) resident now (mincore), -1 when it fails. */
+static long resident_pages(const unsigned char* p, size_t len) {
+  static unsigned char vec[REGION / 4096 + 1];
+  size_t pages = (len + page - 1) / page;
+  if (pages > sizeof(vec) || mincore((void*)p, len, vec) != 0) return -1;
+  long n = 0;
+  for (size_t i = 0; i < pages; i++) n += vec[i] & 1;
+  return n;
+}
+
+static void test_release_pages(void) {
+  unsigned char* base = fresh_region();
+  if (base == NULL) return;
+  size_t pages = REGION / page;
+  for (size_t i = 0; i < REGION; i += page) base[i] = 0xA5;
+  base[REGION - 1] = 0x5A;
+  CHECK_EQ(resident_pages(base, REGION), (long)pages);
+  /* From inside the first page to inside the last: the whole pages between. */
+  bool took = wtp__os_release_pages(base + 1, REGION - 2);
+#ifdef WTP_TEST_MEMORY_NONE
+  CHECK(!took);
+  CHECK_EQ(resident_pages(base, REGION), (long)pages);
+  bool kept = true;
+  for (size_t i = 0; i < REGION; i += page) kept = kept && base[i] == 0xA5;
+  CHECK(kept);
+#else
+  CHECK(took);
+  /* Only the two partial pages at the ends stay, with their content. */
+  CHECK_EQ(resident_pages(base, REGION), 2);
+  CHECK_EQ(base[0], 0xA5);
+  CHECK_EQ(base[REGION - 1], 0x5A);
+  bool zero = true;
+  for (size_t i = page; i < REGION - page; i += page)
+    zero = zero && base[i] == 0;
+  CHECK(zero);
+  /* Still the same mapping: writable, and backed again where touched. */
+  for (size_t i = page; i < REGION - page; i += page) base[i] = 7;
+  bool back = true;
+  for (size_t i = page; i < REGION - page; i += page)
+    back = back && base[i] == 7;
+  CHECK(back);
+  CHECK_EQ(resident_pages(base, REGION), (long)pages);
+#endif
+  munmap(base, REGION);
+}
+
 static void test_refused_ranges(void) {
   unsigned char* base = fresh_region();
   if (base == NULL) return;
@@ -82,12 +130,23 @@ static void test_refused_ranges(void) {
   CHECK(!wtp__os_advise_huge_pages((void*)(UINTPTR_MAX - 10), 100)); /* wraps */
   CHECK(!wtp__os_advise_huge_pages(base, SIZE_MAX));                 /* wraps */
   CHECK_EQ(huge_advised(base + page), 0);
+  base[0] = 1;
+  base[page] = 2;
+  CHECK(!wtp__os_release_pages(base + 1, page - 1)); /* no whole page */
+  CHECK(!wtp__os_release_pages(base + 1, page));     /* two partial pages */
+  CHECK(!wtp__os_release_pages(base, 0));
+  CHECK(!wtp__os_release_pages(NULL, REGION));
+  CHECK(!wtp__os_release_pages((void*)(UINTPTR_MAX - 10), 100)); /* wraps */
+  CHECK(!wtp__os_release_pages(base, SIZE_MAX));                 /* wraps */
+  CHECK_EQ(base[0], 1);
+  CHECK_EQ(base[page], 2);
   munmap(base, REGION);
 }
 
 int main(void) {
   page = (size_t)sysconf(_SC_PAGESIZE);
   RUN(test_inner_pages_advised);
+  RUN(test_release_pages);
   RUN(test_refused_ranges);
   return harness_summary("test_memory");
 }

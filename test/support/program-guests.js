@@ -25,9 +25,9 @@
 
 import { watToBytes } from "../fixtures/build.js";
 
-function header({ memModule = "env", memName = "memory" } = {}, extraImports = "") {
+function header({ memModule = "env", memName = "memory", pages = "1 4" } = {}, extraImports = "") {
   return `
-  (import "${memModule}" "${memName}" (memory 1 4 shared))
+  (import "${memModule}" "${memName}" (memory ${pages} shared))
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
@@ -127,7 +127,7 @@ function header({ memModule = "env", memName = "memory" } = {}, extraImports = "
 const spawn = (...kinds) => kinds.map((k) => `(drop (call $spawn (i32.const ${k})))`).join("\n    ");
 const MAIN_TID = 63;
 
-// name -> {main: body of _start, memory?: {memModule, memName}}
+// name -> {main: body of _start, memory?: {memModule, memName, pages}}
 export const PROGRAMS = {
   // proc_exit on the main thread while the others block in a wait, loop,
   // and sit in fd_read; its last line is partial.
@@ -160,6 +160,17 @@ export const PROGRAMS = {
   "memory-a-b": {
     memory: { memModule: "a", memName: "b" },
     main: `${spawn(6, 6)}\n    (call $await (i32.const 8) (i32.const 2))`,
+  },
+  // two writers and a thread that copies stdin to stdout; _start returns
+  // when all three are done (test/embedder.test.js: runs at once)
+  "writers-cat": { main: `${spawn(6, 6, 7)}\n    (call $await (i32.const 8) (i32.const 3))` },
+  // 48 MiB of its 64 MiB memory written, a thread left waiting for ever;
+  // _start returns (test/embedder.test.js: memory given back)
+  touch: {
+    memory: { pages: "1024 1024" },
+    main: `${spawn(1)}
+    (memory.fill (i32.const 0x100000) (i32.const 0x5a) (i32.const 0x3000000))
+    (call $await (i32.const 0) (i32.const 1))`,
   },
   // a thread copies stdin to stdout until end of file
   cat: { main: `${spawn(7)}\n    (call $await (i32.const 8) (i32.const 1))` },

@@ -1,6 +1,6 @@
 // The thread-wave guest's ABI, knobs and expected outputs: browser-safe (no
 // node: imports), so the browser owner script loads it as is. See
-// docs/guest.md; Node code imports it through wave-guest.js.
+// guest/README.md; Node code imports it through wave-guest.js.
 
 // Limits the guest declares for its imported memory (scripts/build-guest.sh:
 // --initial-memory=4194304 --max-memory=16777216). The imported shared memory

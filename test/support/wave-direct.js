@@ -2,7 +2,7 @@
 // package's pool and host: K plain Node workers, each parked on its own word
 // of a small SharedArrayBuffer; a spawn claims an idle worker by CAS, stores
 // the start argument and notifies it. Any thread may spawn (nested mode).
-// It proves the guest itself (docs/guest.md); the package is tested through
+// It proves the guest itself (guest/README.md); the package is tested through
 // wave-harness.js.
 //
 //   runWaveDirect({module, lanes, mode, waves, rounds, workers, spawnWaitMs, reuse})

