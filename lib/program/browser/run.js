@@ -40,6 +40,7 @@ import {
   slotBase,
 } from "./channel.js";
 import { FAILED_EXIT_CODE, TRAP_EXIT_CODE } from "../control.js";
+import { docsLink } from "../docs.js";
 import { createProgramWasi } from "./wasi.js";
 import { readTree, writeBack } from "./memfs.js";
 import { checkOutput, checkStdin, createOutput, createStdin } from "./stdio.js";
@@ -69,7 +70,7 @@ const ERRNO_IO = 29;
 export const NOT_ISOLATED_MESSAGE =
   "runWasiThreadsProgram needs a cross-origin isolated page (self.crossOriginIsolated is false): serve the page " +
   "with the headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, so " +
-  "that its threads can share memory (SharedArrayBuffer).";
+  `that its threads can share memory (SharedArrayBuffer; ${docsLink("runner.md", "in-a-browser-page")}).`;
 
 function checkStrings(list, name) {
   if (!Array.isArray(list) || !list.every((s) => typeof s === "string")) {
@@ -143,8 +144,8 @@ async function compileProgram(wasm) {
   }
   if (!WebAssembly.Module.exports(compiled.module).some((e) => e.name === "_start" && e.kind === "function")) {
     throw new TypeError(
-      "runWasiThreadsProgram: this module exports no _start function: it is not a command. A reactor " +
-        '(_initialize and exported functions) is run with createWasiThreadSpawn (docs/api.md, "Reactors").',
+      "runWasiThreadsProgram: this module exports no _start function: it is not a command. A reactor (_initialize and " +
+        `exported functions) is run with createWasiThreadSpawn (${docsLink("api.md", "reactors")}).`,
     );
   }
   return compiled;
