@@ -62,6 +62,16 @@ async function pageRun(config) {
     if (fd === 1) onStdout(b);
   };
   let stdout = collect(1);
+  if (config.stdoutFails) {
+    // A callback that throws, or a stream whose write rejects, from the Nth write on.
+    const { after, how } = config.stdoutFails;
+    let writes = 0;
+    const fail = (b) => {
+      if (++writes < after) return chunks[1].push(b.slice());
+      throw new Error("the page's stdout is closed");
+    };
+    stdout = how === "throw" ? fail : new WritableStream({ write: async (b) => fail(b) });
+  }
   if (config.stdoutStream) {
     const { highWaterMark, delayMs } = config.stdoutStream;
     stdout = new WritableStream(
@@ -226,6 +236,14 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
   });
 
   const withBytes = async (bytes, args, options) => run(null, args, { ...options, wasm: Buffer.from(bytes).toString("base64") });
+
+  test("stdout whose callback throws or whose stream fails is a closed pipe: the program ends with 141", async () => {
+    for (const how of ["throw", "reject"]) {
+      const r = await run("/wasi-programs/blocking.wasm", ["blocking", "lines", "100000"], { stdoutFails: { after: 50, how } });
+      assert.equal(r.exitCode, 141, `${how}: ${describeRun({ ...r, stdout: r.stdout.slice(-200) })}`);
+      assert.equal(r.stdout.length, 49 * 100, how);
+    }
+  });
 
   test("exit codes as on Node: proc_exit(0..125) on the main thread or a thread, 1 and the reason outside [0, 126)", async () => {
     for (const [code, onThread, expected] of [

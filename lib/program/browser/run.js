@@ -35,11 +35,12 @@ import {
   STATE_TRAPPED,
   argIndex,
   createChannel,
+  endChannel,
   openChannel,
   ring,
   slotBase,
 } from "./channel.js";
-import { FAILED_EXIT_CODE, TRAP_EXIT_CODE } from "../control.js";
+import { BROKEN_PIPE_EXIT_CODE, FAILED_EXIT_CODE, TRAP_EXIT_CODE } from "../control.js";
 import { docsLink } from "../docs.js";
 import { createProgramWasi } from "./wasi.js";
 import { readTree, writeBack } from "./memfs.js";
@@ -193,6 +194,24 @@ async function serve(channel, wasi, stopped) {
   }
 }
 
+// One write of the program's to stdout or stderr. A callback that throws or
+// a stream whose write fails is a closed pipe, as on Node: the program ends
+// with 141 (brokenPipe), and the write answers EIO meanwhile.
+function writeOutput(output, bytes, brokenPipe) {
+  let pending;
+  try {
+    pending = output.write(bytes);
+  } catch (error) {
+    brokenPipe();
+    throw error;
+  }
+  if (!pending || typeof pending.then !== "function") return pending;
+  return pending.catch((error) => {
+    brokenPipe();
+    throw error;
+  });
+}
+
 // The rejection of a program that could not start, of the error's own kind.
 function startError({ name, message }) {
   const kinds = {
@@ -236,7 +255,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     env: opts.env,
     preopens: opts.preopens,
     stdin,
-    output: (fd, bytes) => outputs[fd].write(bytes),
+    output: (fd, bytes) => writeOutput(outputs[fd], bytes, () => endChannel(channel, STATE_EXITED, BROKEN_PIPE_EXIT_CODE, "")),
   });
 
   // Why the program stopped without ending itself: {reason} of a worker

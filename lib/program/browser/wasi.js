@@ -324,7 +324,12 @@ export function createProgramWasi({ memory, args, env, preopens, stdin, output }
     if (iovs === null || !g.ok(nwrittenPtr, 4)) return ERRNO.FAULT;
     const data = gather(g, iovs);
     if (entry.kind === "stdout") {
-      const pending = output(entry.fd, data);
+      let pending;
+      try {
+        pending = output(entry.fd, data);
+      } catch {
+        return ERRNO.IO; // a closed pipe: the program is ending (run.js)
+      }
       const done = () => setU32(nwrittenPtr, data.length);
       return pending && typeof pending.then === "function" ? pending.then(done, () => ERRNO.IO) : done();
     }
