@@ -8,7 +8,8 @@
  * stream; a stream without a descriptor is the reader of a pipe: while its `write()` answers false the
  * program's writes wait for its `'drain'`, and a stream destroyed, ended or failing ends the program with
  * 141. Browser: a function called with each write's bytes (a copy), or a WritableStream (each write is
- * awaited before the program's write returns; its lock is released when the program ends).
+ * awaited before the program's write returns; its lock is released when the program ends); a callback
+ * that throws or a stream whose write fails ends the program with 141.
  */
 export type WasiProgramOutput =
   | number
