@@ -42,8 +42,10 @@ export {
 export { TRAP_EXIT_CODE, describeWasiThreadsMemory, runWasiThreadsProgram } from "./program.js";
 export type {
   RunWasiThreadsProgramOptions,
+  WasiMemoryDirectory,
   WasiProgramInputStream,
   WasiProgramOutput,
+  WasiProgramReadableStream,
   WasiProgramResult,
   WasiThreadsMemoryImport,
 } from "./program.js";

@@ -50,6 +50,12 @@ export const WASI_VARIANTS = [
   { id: "c-wasi", label: "the program's C WASI", params: { host: "c" } },
 ];
 
+// The real programs' rows add the browser runner in a page.
+const WASI_PROGRAM_VARIANTS = [
+  ...WASI_VARIANTS,
+  { id: "page", label: "in a page (headless Chromium, the browser runner)", params: { host: "page" } },
+];
+
 export function buildPlan({ quick }) {
   const Q = (full, q) => (quick ? q : full);
   const plan = [
@@ -691,7 +697,7 @@ export function buildPlan({ quick }) {
       script: "wasi-programs.js",
       reps: Q(3, 1),
       params: { mib: Q(8, 1) },
-      variants: WASI_VARIANTS,
+      variants: WASI_PROGRAM_VARIANTS,
       baseline: "node-wasi",
       metrics: [
         { key: "pigzStdioMs", stat: "value", label: "pigz -p 2 -c, stdin to stdout", unit: "ms", better: "lower", digits: 0 },

@@ -7,10 +7,13 @@
 //   pigz -p 2 -k -f FILE and zstd -T2 FILE -o OUT (file to file; zstd's
 //   asynchronous I/O thread): the fallback fails these (a thread uses an fd
 //   another opened), so only the C WASI has a figure.
+// host "page": the file-to-file runs in a page (headless Chromium, the
+// browser runner over its in-memory file system, the pool on the bundled
+// worker), timed in the page around the call; the stdio rows are not run.
 //
 // Each run in a child process of its own, timed there around the call.
 //
-// params: {host: "c" | "node", mib}
+// params: {host: "c" | "node" | "page", mib}
 
 import { createReadStream, existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -26,7 +29,7 @@ if (!existsSync(join(programs, "pigz.wasm")) || !existsSync(join(programs, "zstd
   process.exit(0);
 }
 if (host === "node") process.env.WASI_THREAD_POOL_NODE_WASI = "1";
-const { runWasiThreadsProgram } = await import("../../lib/index.js");
+const { runWasiThreadsProgram } = host === "page" ? {} : await import("../../lib/index.js");
 
 // The parent makes the input; a child (`one`) runs one program on it.
 const dir = givenDir ?? mkdtempSync(join(tmpdir(), "wtp-bench-real-"));
@@ -84,6 +87,53 @@ function runAlone(name) {
   const resultFile = join(dir, `${name}.result`);
   if (existsSync(resultFile)) return JSON.parse(readFileSync(resultFile, "utf8"));
   return { ms: null, failure: `exit ${r.status ?? r.signal}: ${r.stderr.trim().split("\n").slice(-1)[0] ?? ""}` };
+}
+
+// In the page: {ms, failure} of one file-to-file run over the input.
+async function pageRun(config) {
+  const { runWasiThreadsProgram: run } = await import("/lib/index.browser.js");
+  const bytes = await (await fetch(config.url)).arrayBuffer();
+  const data = { "in.bin": Uint8Array.from(atob(config.input), (c) => c.charCodeAt(0)) };
+  const t0 = performance.now();
+  const { exitCode } = await run(bytes, { args: config.args, preopens: { "/data": data }, workerUrl: config.workerUrl });
+  return exitCode === 0 ? { ms: performance.now() - t0, failure: null } : { ms: null, failure: `exit ${exitCode}` };
+}
+
+async function pageMetrics() {
+  const { openWavePage } = await import("../../test/browser/chromium.js");
+  const env = await openWavePage().catch((error) => {
+    process.stdout.write(`BENCH_SKIP headless Chromium cannot run here: ${String(error?.message ?? error).split("\n")[0]}\n`);
+    process.exit(0);
+  });
+  const metrics = {};
+  try {
+    const inputText = readFileSync(input).toString("base64");
+    for (const [name, key] of [
+      ["pigz-file", "pigzFileMs"],
+      ["zstd-file", "zstdFileMs"],
+    ]) {
+      const [program, args] = RUNS[name];
+      const r = await env.page.evaluate(pageRun, {
+        url: `/real-programs/${program}.wasm`,
+        args: [program, ...args],
+        input: inputText,
+        workerUrl: `${env.server.origin}/dist/wasiThreadBrowserWorker.mjs`,
+      });
+      if (r.ms !== null) metrics[key] = { value: r.ms };
+      else failures[name] = r.failure;
+    }
+  } finally {
+    await env.browser.close().catch(() => {});
+    await env.server.close();
+  }
+  return metrics;
+}
+
+if (host === "page") {
+  const metrics = await pageMetrics();
+  rmSync(dir, { recursive: true, force: true });
+  emit({ metrics, info: { host, mib, failures } });
+  process.exit(0);
 }
 
 if (one) {

@@ -2,10 +2,11 @@
 // _start) with WASI's process semantics, the way `wasmtime run` runs one
 // (docs/runner.md). Node only.
 //
-// The room: lib/program/ owns the program runner (Node only): the supervisor, the command line, the
+// The room: lib/program/ owns the program runner: on Node the supervisor, the command line, the
 // link check, the guest's main thread, the program's threads and their workers, and the per-thread
-// WASI runtimes (the C WASI's glue or node:wasi). It may import every other room of lib/; nothing
-// outside it imports it but the entries and bin/.
+// WASI runtimes (the C WASI's glue or node:wasi); in browsers its browser half, lib/program/browser/
+// (browser-safe, behind run.browser.js). It may import every other room of lib/; nothing outside it
+// imports it but the entries and bin/.
 //
 // The caller's thread is the supervisor: it never runs guest code and never
 // blocks (the CLI's process, which is the program's, runs the guest's main

@@ -23,6 +23,7 @@
 //     args_get writes.
 
 import { ConsoleStdout, File, Fd, OpenFile, WASI, wasi as defs } from "@bjorn3/browser_wasi_shim";
+import { WasiExitError } from "./exit-error.js";
 import { createThreadRunner } from "./thread-runner.js";
 import { declaredSharedMaximum } from "./wasm-memory.js";
 import { MEMORY_IMPORT_MODULE, guestMemoryCounter, memoryGrowthImports } from "../wasm/memory-counter.js";
@@ -31,16 +32,7 @@ import { moduleImports } from "../wasm/module-imports.js";
 export const WASI_THREAD_HOSTCALL_MESSAGE = "sdm.thread-hostcall";
 export const HOSTCALL_IMPORT_MODULE = "space_data_module_host";
 
-// A WASI proc_exit on a guest thread. Workers treat it as the thread's normal
-// end; they recognise it by name, so that another runtime's error of the same
-// name (the SDK's) is treated alike.
-export class WasiExitError extends Error {
-  constructor(code) {
-    super(`WASI proc_exit(${code})`);
-    this.name = "WasiExitError";
-    this.code = code;
-  }
-}
+export { WasiExitError };
 
 const UNRESOLVABLE_HINT =
   '; pass a factory function, a { provider: "flatsql-io" } descriptor, or (module workers) a { moduleUrl } descriptor.';

@@ -16,6 +16,10 @@
 //                       import map
 //   /vendor/browser_wasi_shim/<file>.js   node_modules/@bjorn3/browser_wasi_shim/dist
 //   /dist/<file>        this package's dist/ (the bundled browser worker)
+//   /wasi-programs/<name>.wasm  .tmp/wasi-programs (scripts/build-wasi-programs.sh)
+//   /real-programs/<name>.wasm  ../shared/real-programs (pigz, zstd)
+//   /not-isolated       the page without COOP and COEP (not cross-origin
+//                       isolated: no SharedArrayBuffer)
 //
 // Standalone: `node test/browser/server.js` prints the URL and serves until
 // interrupted (for looking at the page by hand).
@@ -31,6 +35,11 @@ const HERE = fileURLToPath(new URL("./", import.meta.url));
 const SHIM_DIR = join(ROOT, "node_modules/@bjorn3/browser_wasi_shim/dist");
 const SHIM_SPECIFIER = "@bjorn3/browser_wasi_shim";
 const SHIM_URL = "/vendor/browser_wasi_shim/index.js";
+
+const PROGRAM_DIRS = {
+  "wasi-programs": join(ROOT, ".tmp/wasi-programs"),
+  "real-programs": join(ROOT, "../shared/real-programs"),
+};
 
 export const BUNDLED_WORKER_PATH = join(ROOT, "dist/wasiThreadBrowserWorker.mjs");
 
@@ -72,6 +81,9 @@ async function resolve(pathname) {
     "/thread-wave.wasm": join(ROOT, "guest/out/thread-wave.wasm"),
   };
   if (fixed[pathname]) return { path: fixed[pathname] };
+  if (pathname === "/not-isolated") return { path: join(HERE, "page.html"), isolated: false };
+  const programs = /^\/(wasi-programs|real-programs)\/([a-z_]+\.wasm)$/.exec(pathname);
+  if (programs) return { path: await inside(PROGRAM_DIRS[programs[1]], programs[2]) };
   const match = /^\/(lib|vendor\/browser_wasi_shim|dist)\/(.+)$/.exec(pathname);
   if (!match) return null;
   const [, area, rest] = match;
@@ -88,7 +100,7 @@ export async function startWaveServer({ port = 0 } = {}) {
     try {
       const { pathname } = new URL(req.url, "http://127.0.0.1");
       const found = req.method === "GET" || req.method === "HEAD" ? await resolve(pathname) : null;
-      if (!found || !existsSync(found.path)) {
+      if (!found?.path || !existsSync(found.path)) {
         status = 404;
         res.writeHead(404, { ...ISOLATION, "Content-Type": "text/plain" });
         res.end("not found\n");
@@ -97,7 +109,7 @@ export async function startWaveServer({ port = 0 } = {}) {
       let body = await readFile(found.path);
       if (found.rewrite) body = Buffer.from(rewriteBareSpecifiers(body.toString("utf8")));
       res.writeHead(200, {
-        ...ISOLATION,
+        ...(found.isolated === false ? { "Cache-Control": "no-store" } : ISOLATION),
         "Content-Type": TYPES[extname(found.path)] ?? "application/octet-stream",
         "Content-Length": body.length,
       });

@@ -145,7 +145,7 @@ export function buildWasiPrograms() {
 }
 
 // The programs of test/wasi-programs (each a .c file there).
-const PROGRAM_NAMES = ["basics", "blocking", "fds", "growfill", "reactor_grow", "rights", "sandbox"];
+const PROGRAM_NAMES = ["basics", "blocking", "fds", "growfill", "process", "reactor_grow", "rights", "sandbox"];
 
 // The program's C WASI serves Linux and macOS, and Windows where the addon
 // has it (issue 30); elsewhere the runner runs on node:wasi per thread,

@@ -203,3 +203,23 @@ async function runner(bytes: Uint8Array): Promise<number> {
   return result.exitCode === trapped ? 1 : result.exitCode;
 }
 void runner;
+
+// The program runner in a page (the browser condition): an in-memory tree, web streams.
+import type { WasiMemoryDirectory } from "wasi-thread-pool";
+async function pageRunner(bytes: Uint8Array, input: ReadableStream<Uint8Array>): Promise<WasiMemoryDirectory> {
+  const data: WasiMemoryDirectory = { "in.txt": "hello", sub: { "b.bin": new Uint8Array(4) } };
+  const lines: Uint8Array[] = [];
+  const { exitCode } = await runWasiThreadsProgram(bytes, {
+    args: ["app", "/data/in.txt"],
+    stdin: input,
+    stdout: (chunk) => lines.push(chunk),
+    stderr: new WritableStream<Uint8Array>(),
+    preopens: { "/data": data },
+    poolSize: 4,
+    workerUrl: new URL("https://example.org/dist/wasiThreadBrowserWorker.mjs"),
+  });
+  // @ts-expect-error: a file is bytes or text
+  void runWasiThreadsProgram(bytes, { preopens: { "/data": { n: 5 } } });
+  return exitCode === 0 ? data : {};
+}
+void pageRunner;
