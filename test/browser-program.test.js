@@ -419,6 +419,46 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
     },
   );
 
+  test("an OPFS file another worker holds locked: the promise says the program ended and what could not be written", async () => {
+    const name = `wtp-opfs-${process.pid}-locked`;
+    const message = await env.page.evaluate(
+      async ({ name, workerUrl }) => {
+        const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
+        const root = await navigator.storage.getDirectory();
+        const dir = await root.getDirectoryHandle(name, { create: true });
+        await dir.getFileHandle("a.txt", { create: true });
+        // A dedicated worker holds a.txt's synchronous access handle: OPFS refuses every other writer.
+        const code = `onmessage = async ({ data }) => {
+          const root = await navigator.storage.getDirectory();
+          const file = await (await root.getDirectoryHandle(data)).getFileHandle("a.txt");
+          self.held = await file.createSyncAccessHandle();
+          postMessage("locked");
+        };`;
+        const locker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+        await new Promise((resolve, reject) => {
+          locker.onmessage = resolve;
+          locker.onerror = (event) => reject(new Error(event.message));
+          locker.postMessage(name);
+        });
+        const bytes = await (await fetch("/wasi-programs/fds.wasm")).arrayBuffer();
+        try {
+          return await runWasiThreadsProgram(bytes, { args: ["fds", "share"], preopens: { "/data": dir }, workerUrl }).then(
+            () => "resolved",
+            (error) => `${error.name}: ${error.message}`,
+          );
+        } finally {
+          locker.terminate();
+          await root.removeEntry(name, { recursive: true }).catch(() => {});
+        }
+      },
+      { name, workerUrl: workerUrl() },
+    );
+    assert.match(
+      message,
+      /^Error: runWasiThreadsProgram: the program ended \(exit code 0\) but its files could not all be written into the OPFS directory preopens\["\/data"\]: .*modif/,
+    );
+  });
+
   test("a preopen that is a file handle, not a FileSystemDirectoryHandle, is refused with a TypeError", async () => {
     const name = `wtp-opfs-${process.pid}-file`;
     const message = await env.page.evaluate(async (name) => {

@@ -28,28 +28,27 @@ export function isDirectoryHandle(value, where) {
   );
 }
 
+async function readDirectory(handle) {
+  const tree = {};
+  const before = {};
+  for await (const [name, child] of handle.entries()) {
+    if (child.kind === "directory") ({ tree: tree[name], before: before[name] } = await readDirectory(child));
+    else tree[name] = before[name] = new Uint8Array(await (await child.getFile()).arrayBuffer());
+  }
+  return { tree, before };
+}
+
 // {tree, before}: the directory's files as a plain-object tree of
 // Uint8Arrays for readTree, and a copy of its shape holding the same arrays,
 // which writeOpfs compares the written-back tree with.
 export async function readOpfs(handle, where) {
-  const tree = {};
-  const before = {};
   try {
-    for await (const [name, child] of handle.entries()) {
-      if (child.kind === "directory") {
-        ({ tree: tree[name], before: before[name] } = await readOpfs(child, `${where}/${name}`));
-      } else {
-        tree[name] = before[name] = new Uint8Array(await (await child.getFile()).arrayBuffer());
-      }
-    }
+    return await readDirectory(handle);
   } catch (error) {
-    if (error?.opfsWhere) throw error;
-    throw Object.assign(new Error(`runWasiThreadsProgram: cannot read the OPFS directory ${where}: ${error?.message ?? error}`), {
+    throw new Error(`runWasiThreadsProgram: cannot read the OPFS directory ${where}: ${error?.message ?? error}`, {
       cause: error,
-      opfsWhere: where,
     });
   }
-  return { tree, before };
 }
 
 async function writeFile(handle, bytes) {
@@ -67,7 +66,7 @@ async function writeFile(handle, bytes) {
 // the program's directory) and `before` (readOpfs's shape of it): a file
 // whose array is not the one read at that name is written whole, a name that
 // is gone (or changed kind) is removed, and directories are walked alike.
-export async function writeOpfs(handle, tree, before) {
+async function writeDirectory(handle, tree, before) {
   for (const [name, was] of Object.entries(before)) {
     if (!Object.hasOwn(tree, name) || isDirectory(tree[name]) !== isDirectory(was)) {
       await handle.removeEntry(name, { recursive: true });
@@ -76,9 +75,23 @@ export async function writeOpfs(handle, tree, before) {
   for (const [name, value] of Object.entries(tree)) {
     const was = Object.hasOwn(before, name) ? before[name] : undefined;
     if (isDirectory(value)) {
-      await writeOpfs(await handle.getDirectoryHandle(name, { create: true }), value, isDirectory(was) ? was : {});
+      await writeDirectory(await handle.getDirectoryHandle(name, { create: true }), value, isDirectory(was) ? was : {});
     } else if (value !== was) {
       await writeFile(await handle.getFileHandle(name, { create: true }), value);
     }
+  }
+}
+
+// writeDirectory, its failure an Error that says the program has ended
+// (with `exitCode`) and which directory could not be written.
+export async function writeOpfs(handle, tree, before, where, exitCode) {
+  try {
+    await writeDirectory(handle, tree, before);
+  } catch (error) {
+    throw new Error(
+      `runWasiThreadsProgram: the program ended (exit code ${exitCode}) but its files could not all be written into ` +
+        `the OPFS directory ${where}: ${error?.message ?? error}`,
+      { cause: error },
+    );
   }
 }

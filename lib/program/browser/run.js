@@ -119,10 +119,10 @@ async function loadOpfsPreopens(preopens) {
 }
 
 // The files the program wrote, into the page's objects and OPFS directories.
-async function storePreopens(preopens) {
-  for (const { dir, handle, before } of preopens) {
+async function storePreopens(preopens, exitCode) {
+  for (const { dir, handle, before, where } of preopens) {
     const tree = writeBack(dir);
-    if (handle) await writeOpfs(handle, tree, before);
+    if (handle) await writeOpfs(handle, tree, before, where, exitCode);
   }
 }
 
@@ -317,6 +317,6 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   if (message !== null) await outputs[2].write(new TextEncoder().encode(message));
   await Promise.all([outputs[1].close(), outputs[2].close()]);
   if (notStarted) throw startError(stopped.failed);
-  await storePreopens(opts.preopens);
+  await storePreopens(opts.preopens, exitCode);
   return { exitCode };
 }
