@@ -41,17 +41,24 @@ const realSkip = ["pigz.wasm", "zstd.wasm"].some((f) => !existsSync(join(REAL, f
 
 const workerUrl = () => (existsSync(BUNDLED_WORKER_PATH) ? `${env.server.origin}/dist/wasiThreadBrowserWorker.mjs` : undefined);
 
-// Runs in the page: one program, its files given and returned as base64.
-// config: {url, args, files: {name: base64}, stdin: undefined | string |
-// "never-ending stream", stdoutStream: {highWaterMark, delayMs} | undefined,
-// poolSize, workerUrl}
-async function pageRun(config) {
+// Runs in the page before pageRun and pageOpfs: the page's base64 of bytes
+// (files cross page.evaluate as base64 text), as globalThis.wtpBase64.
+function installPageBase64() {
   const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   const toBase64 = (bytes) => {
     let text = "";
     for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return btoa(text);
   };
+  globalThis.wtpBase64 = { fromBase64, toBase64 };
+}
+
+// Runs in the page: one program, its files given and returned as base64.
+// config: {url, args, files: {name: base64}, stdin: undefined | string |
+// "never-ending stream", stdoutStream: {highWaterMark, delayMs} | undefined,
+// poolSize, workerUrl}
+async function pageRun(config) {
+  const { fromBase64, toBase64 } = globalThis.wtpBase64;
   const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
   const bytes = config.wasm ? fromBase64(config.wasm) : await (await fetch(config.url)).arrayBuffer();
   const data = {};
@@ -123,6 +130,7 @@ async function pageRun(config) {
 
 async function run(url, args, options = {}) {
   const files = Object.fromEntries(Object.entries(options.files ?? {}).map(([k, v]) => [k, Buffer.from(v).toString("base64")]));
+  await env.page.evaluate(installPageBase64);
   const r = await env.page.evaluate(pageRun, { url, args, workerUrl: workerUrl(), poolSize: 8, ...options, files });
   if (r.files) for (const name of Object.keys(r.files)) r.files[name] = Buffer.from(r.files[name], "base64");
   return r;
@@ -300,12 +308,7 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
   // tree of the same files; returns every step's outcome and both file
   // systems afterwards, read back from OPFS itself.
   async function pageOpfs({ steps, seed, name, workerUrl }) {
-    const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-    const toBase64 = (bytes) => {
-      let text = "";
-      for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      return btoa(text);
-    };
+    const { fromBase64, toBase64 } = globalThis.wtpBase64;
     const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
     const root = await navigator.storage.getDirectory();
     await root.removeEntry(name, { recursive: true }).catch(() => {});
@@ -374,6 +377,7 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
 
   async function runOnOpfs(steps, seed) {
     const name = `wtp-opfs-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    await env.page.evaluate(installPageBase64);
     const r = await env.page.evaluate(pageOpfs, { steps, seed, name, workerUrl: workerUrl() });
     // Each step gives on OPFS what it gives on the in-memory tree.
     for (let i = 0; i < r.runs.length; i += 2) {
