@@ -41,17 +41,24 @@ const realSkip = ["pigz.wasm", "zstd.wasm"].some((f) => !existsSync(join(REAL, f
 
 const workerUrl = () => (existsSync(BUNDLED_WORKER_PATH) ? `${env.server.origin}/dist/wasiThreadBrowserWorker.mjs` : undefined);
 
-// Runs in the page: one program, its files given and returned as base64.
-// config: {url, args, files: {name: base64}, stdin: undefined | string |
-// "never-ending stream", stdoutStream: {highWaterMark, delayMs} | undefined,
-// poolSize, workerUrl}
-async function pageRun(config) {
+// Runs in the page before pageRun and pageOpfs: the page's base64 of bytes
+// (files cross page.evaluate as base64 text), as globalThis.wtpBase64.
+function installPageBase64() {
   const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   const toBase64 = (bytes) => {
     let text = "";
     for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     return btoa(text);
   };
+  globalThis.wtpBase64 = { fromBase64, toBase64 };
+}
+
+// Runs in the page: one program, its files given and returned as base64.
+// config: {url, args, files: {name: base64}, stdin: undefined | string |
+// "never-ending stream", stdoutStream: {highWaterMark, delayMs} | undefined,
+// poolSize, workerUrl}
+async function pageRun(config) {
+  const { fromBase64, toBase64 } = globalThis.wtpBase64;
   const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
   const bytes = config.wasm ? fromBase64(config.wasm) : await (await fetch(config.url)).arrayBuffer();
   const data = {};
@@ -123,6 +130,7 @@ async function pageRun(config) {
 
 async function run(url, args, options = {}) {
   const files = Object.fromEntries(Object.entries(options.files ?? {}).map(([k, v]) => [k, Buffer.from(v).toString("base64")]));
+  await env.page.evaluate(installPageBase64);
   const r = await env.page.evaluate(pageRun, { url, args, workerUrl: workerUrl(), poolSize: 8, ...options, files });
   if (r.files) for (const name of Object.keys(r.files)) r.files[name] = Buffer.from(r.files[name], "base64");
   return r;
@@ -293,6 +301,188 @@ describe("whole programs in a page (runWasiThreadsProgram, browser)", { skip, ti
     } finally {
       await page.close();
     }
+  });
+
+  // Runs in the page: each step's program on a fresh OPFS directory seeded
+  // with `seed` ({name: base64 | {...}}) and, beside it, on a plain-object
+  // tree of the same files; returns every step's outcome and both file
+  // systems afterwards, read back from OPFS itself.
+  async function pageOpfs({ steps, seed, name, workerUrl }) {
+    const { fromBase64, toBase64 } = globalThis.wtpBase64;
+    const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
+    const root = await navigator.storage.getDirectory();
+    await root.removeEntry(name, { recursive: true }).catch(() => {});
+    const opfs = await root.getDirectoryHandle(name, { create: true });
+    const fill = async (handle, spec) => {
+      for (const [entry, value] of Object.entries(spec)) {
+        if (typeof value !== "string") await fill(await handle.getDirectoryHandle(entry, { create: true }), value);
+        else {
+          const writable = await (await handle.getFileHandle(entry, { create: true })).createWritable();
+          await writable.write(fromBase64(value));
+          await writable.close();
+        }
+      }
+    };
+    await fill(opfs, seed);
+    const plain = (spec) =>
+      Object.fromEntries(Object.entries(spec).map(([k, v]) => [k, typeof v === "string" ? fromBase64(v) : plain(v)]));
+    const memory = plain(seed);
+    const dumpOpfs = async (handle) => {
+      const out = {};
+      for await (const [entry, child] of handle.entries()) {
+        out[entry] =
+          child.kind === "directory"
+            ? await dumpOpfs(child)
+            : toBase64(new Uint8Array(await (await child.getFile()).arrayBuffer()));
+      }
+      return out;
+    };
+    const dumpPlain = (tree) =>
+      Object.fromEntries(Object.entries(tree).map(([k, v]) => [k, v instanceof Uint8Array ? toBase64(v) : dumpPlain(v)]));
+    const runs = [];
+    for (const { url, args } of steps) {
+      const bytes = await (await fetch(url)).arrayBuffer();
+      for (const [where, dir] of [
+        ["opfs", opfs],
+        ["memory", memory],
+      ]) {
+        let out = "";
+        const text = (b) => (out += new TextDecoder().decode(b));
+        try {
+          const { exitCode } = await runWasiThreadsProgram(bytes, {
+            args,
+            preopens: { "/data": dir },
+            stdout: text,
+            stderr: text,
+            workerUrl,
+          });
+          runs.push({ where, args, exitCode, out });
+        } catch (error) {
+          runs.push({ where, args, error: `${error?.name}: ${error?.message}` });
+        }
+      }
+    }
+    const opfsFiles = await dumpOpfs(opfs);
+    await root.removeEntry(name, { recursive: true });
+    return { runs, opfs: opfsFiles, memory: dumpPlain(memory) };
+  }
+
+  const sortTree = (tree) =>
+    Object.fromEntries(
+      Object.keys(tree)
+        .sort()
+        .map((k) => [k, typeof tree[k] === "string" ? tree[k] : sortTree(tree[k])]),
+    );
+  const b64 = (text) => Buffer.from(text).toString("base64");
+
+  async function runOnOpfs(steps, seed) {
+    const name = `wtp-opfs-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    await env.page.evaluate(installPageBase64);
+    const r = await env.page.evaluate(pageOpfs, { steps, seed, name, workerUrl: workerUrl() });
+    // Each step gives on OPFS what it gives on the in-memory tree.
+    for (let i = 0; i < r.runs.length; i += 2) {
+      const [onOpfs, inMemory] = r.runs.slice(i, i + 2);
+      assert.equal(onOpfs.error, undefined, onOpfs.error);
+      assert.deepEqual({ ...onOpfs, where: "" }, { ...inMemory, where: "" }, onOpfs.args.join(" "));
+    }
+    assert.deepEqual(sortTree(r.opfs), sortTree(r.memory), "OPFS afterwards holds what the in-memory tree holds");
+    return r;
+  }
+
+  test("an OPFS directory as a preopen: created, truncated, renamed, removed and listed files are there afterwards", async () => {
+    const cases = ["file", "readdir", "seek", "filestat", "renames", "more"];
+    const r = await runOnOpfs([{ url: "/wasi-programs/basics.wasm", args: ["basics", ...cases] }], {
+      "old.txt": b64("left alone\n"),
+      rd: { "kept.txt": b64("renamed with its directory\n") },
+      sub: { "deep.txt": b64("deep\n") },
+    });
+    // readdir's only FAIL is its symbolic link, which this WASI does not make.
+    assert.match(r.runs[0].out, /^done with 1 failures$/m, r.runs[0].out);
+    assert.match(r.runs[0].out, /^FAIL readdir: 4 entries: a\(file\) b\(file\) c\(file\) sub\(dir\)$/m);
+    assert.equal(r.opfs["old.txt"], b64("left alone\n"));
+    assert.equal(r.opfs.rd, undefined, "the renamed directory is gone under its old name");
+    assert.equal(r.opfs.rd3?.["kept.txt"], b64("renamed with its directory\n"));
+    assert.equal(r.opfs.r2, b64("one"), "r1 renamed over r2");
+  });
+
+  test(
+    "an OPFS directory as a preopen: zstd -T2 reads a file the page wrote there and writes another",
+    { skip: realSkip },
+    async () => {
+      const input = Buffer.from(Array.from({ length: 20000 }, (_, i) => `line ${i % 977} of the page's file\n`).join(""));
+      const r = await runOnOpfs(
+        [
+          { url: "/real-programs/zstd.wasm", args: ["zstd", "-T2", "-q", "--rm", "/data/in.txt", "-o", "/data/in.txt.zst"] },
+          { url: "/real-programs/zstd.wasm", args: ["zstd", "-T2", "-q", "-d", "/data/in.txt.zst", "-o", "/data/out/back.txt"] },
+        ],
+        { "in.txt": input.toString("base64"), out: {} },
+      );
+      assert.equal(r.opfs["in.txt"], undefined, "--rm removed the input");
+      assert.ok(r.opfs["in.txt.zst"]?.length > 0);
+      assert.ok(Buffer.from(r.opfs.out["back.txt"], "base64").equals(input), "out/back.txt is the page's file");
+    },
+  );
+
+  test("an OPFS file another worker holds locked: the promise says the program ended and what could not be written", async () => {
+    const name = `wtp-opfs-${process.pid}-locked`;
+    const message = await env.page.evaluate(
+      async ({ name, workerUrl }) => {
+        const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
+        const root = await navigator.storage.getDirectory();
+        const dir = await root.getDirectoryHandle(name, { create: true });
+        await dir.getFileHandle("a.txt", { create: true });
+        // A dedicated worker holds a.txt's synchronous access handle: OPFS refuses every other writer.
+        const code = `onmessage = async ({ data }) => {
+          const root = await navigator.storage.getDirectory();
+          const file = await (await root.getDirectoryHandle(data)).getFileHandle("a.txt");
+          self.held = await file.createSyncAccessHandle();
+          postMessage("locked");
+        };`;
+        const locker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+        await new Promise((resolve, reject) => {
+          locker.onmessage = resolve;
+          locker.onerror = (event) => reject(new Error(event.message));
+          locker.postMessage(name);
+        });
+        const bytes = await (await fetch("/wasi-programs/fds.wasm")).arrayBuffer();
+        try {
+          return await runWasiThreadsProgram(bytes, { args: ["fds", "share"], preopens: { "/data": dir }, workerUrl }).then(
+            () => "resolved",
+            (error) => `${error.name}: ${error.message}`,
+          );
+        } finally {
+          locker.terminate();
+          await root.removeEntry(name, { recursive: true }).catch(() => {});
+        }
+      },
+      { name, workerUrl: workerUrl() },
+    );
+    assert.match(
+      message,
+      /^Error: runWasiThreadsProgram: the program ended \(exit code 0\) but its files could not all be written into the OPFS directory preopens\["\/data"\]: .*modif/,
+    );
+  });
+
+  test("a preopen that is a file handle, not a FileSystemDirectoryHandle, is refused with a TypeError", async () => {
+    const name = `wtp-opfs-${process.pid}-file`;
+    const message = await env.page.evaluate(async (name) => {
+      const { runWasiThreadsProgram } = await import("/lib/index.browser.js");
+      const root = await navigator.storage.getDirectory();
+      const file = await root.getFileHandle(name, { create: true });
+      const bytes = await (await fetch("/wasi-programs/basics.wasm")).arrayBuffer();
+      try {
+        return await runWasiThreadsProgram(bytes, { args: ["x"], preopens: { "/data": file } }).then(
+          () => "resolved",
+          (error) => `${error.name}: ${error.message}`,
+        );
+      } finally {
+        await root.removeEntry(name);
+      }
+    }, name);
+    assert.match(
+      message,
+      /^TypeError: preopens\["\/data"\] is a FileSystemFileHandle of kind "file": .*FileSystemDirectoryHandle/,
+    );
   });
 
   describe("pigz and zstd, outputs as the Node runner's", { skip: realSkip }, () => {

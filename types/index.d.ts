@@ -42,6 +42,7 @@ export {
 export { TRAP_EXIT_CODE, describeWasiThreadsMemory, runWasiThreadsProgram } from "./program.js";
 export type {
   RunWasiThreadsProgramOptions,
+  WasiDirectoryHandle,
   WasiMemoryDirectory,
   WasiProgramInputStream,
   WasiProgramOutput,

@@ -33,6 +33,16 @@ export interface WasiMemoryDirectory {
   [name: string]: Uint8Array | ArrayBuffer | ArrayBufferView | string | WasiMemoryDirectory;
 }
 
+/**
+ * A FileSystemDirectoryHandle (browser `preopens`), such as an OPFS directory from
+ * `navigator.storage.getDirectory()`: read whole into memory when the program starts; the files it
+ * made, changed, renamed or removed are written into the directory when it ends.
+ */
+export interface WasiDirectoryHandle {
+  readonly kind: "directory";
+  getDirectoryHandle(name: string, options?: { create?: boolean }): Promise<unknown>;
+}
+
 /** A stream the program's fd 0 reads from; only `on`, `off`, `pause` and `resume` are used. */
 export interface WasiProgramInputStream {
   on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
@@ -65,9 +75,9 @@ export interface RunWasiThreadsProgramOptions {
   stderr?: WasiProgramOutput;
   /**
    * Preopened directories. Node: `{ "/guest/path": "host/dir" }`. Browser: `{ "/guest/path":
-   * WasiMemoryDirectory }`, written back when the program ends.
+   * WasiMemoryDirectory | WasiDirectoryHandle }`, written back when the program ends.
    */
-  preopens?: Readonly<Record<string, string>> | Readonly<Record<string, WasiMemoryDirectory>>;
+  preopens?: Readonly<Record<string, string>> | Readonly<Record<string, WasiMemoryDirectory | WasiDirectoryHandle>>;
   /**
    * Node: the most pool workers alive at once (1 to 268435454); threads beyond wait for a free worker.
    * Default 1024.

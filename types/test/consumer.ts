@@ -205,7 +205,7 @@ async function runner(bytes: Uint8Array): Promise<number> {
 void runner;
 
 // The program runner in a page (the browser condition): an in-memory tree, web streams.
-import type { WasiMemoryDirectory } from "wasi-thread-pool";
+import type { WasiDirectoryHandle, WasiMemoryDirectory } from "wasi-thread-pool";
 async function pageRunner(bytes: Uint8Array, input: ReadableStream<Uint8Array>): Promise<WasiMemoryDirectory> {
   const data: WasiMemoryDirectory = { "in.txt": "hello", sub: { "b.bin": new Uint8Array(4) } };
   const lines: Uint8Array[] = [];
@@ -220,6 +220,11 @@ async function pageRunner(bytes: Uint8Array, input: ReadableStream<Uint8Array>):
   });
   // @ts-expect-error: a file is bytes or text
   void runWasiThreadsProgram(bytes, { preopens: { "/data": { n: 5 } } });
+  // An OPFS directory is a preopen too.
+  const opfs: FileSystemDirectoryHandle = await navigator.storage.getDirectory();
+  const handle: WasiDirectoryHandle = opfs;
+  void runWasiThreadsProgram(bytes, { preopens: { "/data": opfs, "/mem": data } });
+  void handle;
   return exitCode === 0 ? data : {};
 }
 void pageRunner;

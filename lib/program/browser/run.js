@@ -44,6 +44,7 @@ import { BROKEN_PIPE_EXIT_CODE, FAILED_EXIT_CODE, TRAP_EXIT_CODE } from "../cont
 import { docsLink } from "../docs.js";
 import { createProgramWasi } from "./wasi.js";
 import { readTree, writeBack } from "./memfs.js";
+import { isDirectoryHandle, readOpfs, writeOpfs } from "./opfs.js";
 import { checkOutput, checkStdin, createOutput, createStdin } from "./stdio.js";
 import { compileWasiThreadGuest } from "../../worker/liftoff.browser.js";
 import { describeWasiThreadsMemory } from "../../worker/wasm-memory.js";
@@ -92,15 +93,37 @@ function normalizeEnv(env) {
   });
 }
 
+// [{guestPath, where, dir, handle, before}]: a plain-object tree is read into
+// `dir` here; an OPFS directory's `handle` is read by loadOpfsPreopens.
 function normalizePreopens(preopens) {
   if (preopens === undefined) return [];
   if (preopens === null || typeof preopens !== "object" || Array.isArray(preopens)) {
-    throw new TypeError("options.preopens must be an object mapping guest paths to directories (plain objects).");
+    throw new TypeError(
+      "options.preopens must be an object mapping guest paths to directories (plain objects or FileSystemDirectoryHandles).",
+    );
   }
-  return Object.entries(preopens).map(([guestPath, tree]) => [
-    guestPath,
-    readTree(tree, `preopens[${JSON.stringify(guestPath)}]`),
-  ]);
+  return Object.entries(preopens).map(([guestPath, value]) => {
+    const where = `preopens[${JSON.stringify(guestPath)}]`;
+    if (isDirectoryHandle(value, where)) return { guestPath, where, dir: null, handle: value, before: null };
+    return { guestPath, where, dir: readTree(value, where), handle: null, before: null };
+  });
+}
+
+async function loadOpfsPreopens(preopens) {
+  for (const preopen of preopens) {
+    if (!preopen.handle) continue;
+    const { tree, before } = await readOpfs(preopen.handle, preopen.where);
+    preopen.dir = readTree(tree, preopen.where);
+    preopen.before = before;
+  }
+}
+
+// The files the program wrote, into the page's objects and OPFS directories.
+async function storePreopens(preopens, exitCode) {
+  for (const { dir, handle, before, where } of preopens) {
+    const tree = writeBack(dir);
+    if (handle) await writeOpfs(handle, tree, before, where, exitCode);
+  }
 }
 
 function normalizeCount(value, name, fallback) {
@@ -245,6 +268,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   }
   const opts = normalizeOptions(options ?? {});
   const { module, memoryType } = await compileProgram(wasm);
+  await loadOpfsPreopens(opts.preopens);
   const memory = new WebAssembly.Memory({ initial: memoryType.initial, maximum: memoryType.maximum, shared: true });
   const channel = openChannel(createChannel(opts.poolSize + 1).buffer);
   const stdin = createStdin(options.stdin);
@@ -253,7 +277,7 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
     memory,
     args: opts.args,
     env: opts.env,
-    preopens: opts.preopens,
+    preopens: opts.preopens.map(({ guestPath, dir }) => [guestPath, dir]),
     stdin,
     output: (fd, bytes) => writeOutput(outputs[fd], bytes, () => endChannel(channel, STATE_EXITED, BROKEN_PIPE_EXIT_CODE, "")),
   });
@@ -293,6 +317,6 @@ export async function runWasiThreadsProgram(wasm, options = {}) {
   if (message !== null) await outputs[2].write(new TextEncoder().encode(message));
   await Promise.all([outputs[1].close(), outputs[2].close()]);
   if (notStarted) throw startError(stopped.failed);
-  for (const [, dir] of opts.preopens) writeBack(dir);
+  await storePreopens(opts.preopens, exitCode);
   return { exitCode };
 }
