@@ -37,7 +37,7 @@ PLAN=(
   "24.22.3 protocol protocol-threads bad-input hostile loader exports import-effects liftoff liftoff-pass
    host-api host-node host-node-process host-memory-growth interrupt-latency pool-races binding-lifetime
    instance-reuse runtime thread-wave thread-wave-guest program program-exit program-spawn program-reactor
-   program-memory-growth program-wasi-real cli cli-process module-cache"
+   program-memory-growth program-wasi-real cli cli-process module-cache entry-terminate shutdown"
 )
 # Not run on the other versions: the prebuilds' suite cross-compiles for
 # every platform and runs the arm64 and Windows Nodes of the machine's
