@@ -125,7 +125,8 @@ suites_of() {
   local entry list=() s
   for entry in "${PLAN[@]}"; do
     [ "${entry%% *}" = "$1" ] || continue
-    read -r -a list <<<"${entry#* }"
+    # -d '': the whole entry, over its lines (read stops at the first newline otherwise).
+    read -r -d '' -a list <<<"${entry#* }" || true
   done
   if [ "${list[*]:-}" = all ]; then
     list=()
