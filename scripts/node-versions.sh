@@ -25,7 +25,7 @@
 # suites load it first, as they do on the machine's Node. npm and node-gyp
 # stay the machine's (the binaries carry neither).
 #
-# Takes about 8 minutes on this 2-core machine under load (26: about 5, 24: about 3).
+# Takes about 14 minutes on this 2-core machine under load (26: about 5, 24: about 9).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
