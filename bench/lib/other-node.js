@@ -25,7 +25,7 @@ function otherNode(repoDir) {
   } catch (error) {
     const why = String(error.stdout || error.stderr || error.message).trim();
     return {
-      missing: `no Node ${OTHER_MAJOR} binary (${why || "scripts/node-versions.sh failed"}; bash scripts/node-versions.sh --setup)`,
+      missing: `no Node ${OTHER_MAJOR} binary: ${why || "scripts/node-versions.sh failed (bash scripts/node-versions.sh --setup)"}`,
     };
   }
 }
