@@ -56,6 +56,7 @@ import { ccAddon } from "./lib/cc-addon.js";
 import { evaluateTargets, formatLoadLines, formatTable, writeReport } from "./lib/report.js";
 import { needsWaveGuest, prepareBench } from "./lib/prepare.js";
 import { cpusNeeded, loadBetween, loadSample } from "./lib/load.js";
+import { withOtherNode } from "./lib/other-node.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoDir = resolve(benchDir, "..");
@@ -84,7 +85,7 @@ if (opt("help")) {
 if (typeof opt("render") === "string") {
   const file = resolve(opt("render"));
   const data = JSON.parse(readFileSync(file, "utf8"));
-  const rplan = buildPlan({ quick: data.run.mode === "quick" });
+  const rplan = withOtherNode(buildPlan({ quick: data.run.mode === "quick" }), { repoDir });
   const rplans = Object.fromEntries(rplan.map((s) => [s.id, s]));
   const files = writeReport({
     outDir: dirname(file),
@@ -162,7 +163,7 @@ if (typeof opt("impl") === "string") {
   }
 }
 
-let plan = buildPlan({ quick });
+let plan = withOtherNode(buildPlan({ quick }), { repoDir });
 if (only) plan = plan.filter((s) => only.some((o) => s.id.startsWith(o)));
 const complete = !only && impls.length === available.list.length && repsOverride === null;
 const outDir =
@@ -222,6 +223,8 @@ async function measure(scenario, impl) {
   }
   const script = join(benchDir, "scenarios", scenario.script);
   if (!existsSync(script)) return { skip: `bench/scenarios/${scenario.script} not present` };
+  if (scenario.nodeMissing) return { skip: scenario.nodeMissing };
+  const node = scenario.nodeBinary ?? process.execPath;
   // A variant scenario: `impl` names the variant, which brings its own
   // implementation and parameters.
   const variant = scenario.variants?.find((v) => v.id === impl);
@@ -231,12 +234,12 @@ async function measure(scenario, impl) {
   const outFile = join(tmpDir, `result-${process.pid}-${++childCount}.txt`);
   rmSync(outFile, { force: true });
   // Pinned to some CPUs (the "bigger machine on paper" runs).
-  let command = process.execPath;
+  let command = node;
   let args = [script, params];
   if (scenario.cpus) {
     if (!tasksetAvailable()) return { skip: "taskset not available" };
     command = "taskset";
-    args = ["-c", scenario.cpus, process.execPath, ...args];
+    args = ["-c", scenario.cpus, node, ...args];
   }
   const r = await runChild(command, args, {
     timeoutMs: scenario.timeoutMs,

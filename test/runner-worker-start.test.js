@@ -9,7 +9,14 @@
 //
 // The bound is a tick's, far above what a worker's start costs (about 20-30 ms
 // quiet, up to 100 ms on a loaded 2-CPU machine): the median of 6 starts
-// under 200 ms, none over 1 s.
+// under 200 ms, none over 1 s. What the test tells apart is a thread that
+// waits for more than its worker's start (a spawn wait, a slice, a tick) from
+// one that does not, so on a machine loaded enough that a bare Node worker
+// starts in more than a third of a tick, the bounds grow with it: bare
+// workers started the same way (each alive, the next one after the previous
+// one's first message), right before and after the run (the slower); the
+// median under twice theirs plus a quarter tick, the slowest under four
+// times their slowest; a run that misses is run once more.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -17,7 +24,7 @@ import { existsSync } from "node:fs";
 import { before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { IMPLEMENTATIONS } from "./support/impls.js";
-import { runCli } from "./support/cli-child.js";
+import { runChild, runCli } from "./support/cli-child.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const WASM = fileURLToPath(new URL("../guest/out/spawn.wasm", import.meta.url));
@@ -26,6 +33,34 @@ const SYSROOT = fileURLToPath(new URL("../../shared/wasi-threads-sysroot", impor
 const TICK_MS = 200;
 const WORST_MS = 1000;
 const THREADS = 6;
+
+// THREADS bare workers started as spawn.c's starts mode starts threads: ms
+// from new Worker to each one's first message.
+const BARE_STARTS = `
+import { Worker } from "node:worker_threads";
+const hold = new Int32Array(new SharedArrayBuffer(4));
+const source = 'const { parentPort, workerData } = require("node:worker_threads"); parentPort.postMessage(0); Atomics.wait(workerData.hold, 0, 0);';
+const workers = [];
+for (let i = 0; i < ${THREADS}; i++) {
+  const asked = performance.now();
+  const worker = new Worker(source, { eval: true, execArgv: [], workerData: { hold } });
+  workers.push(worker);
+  await new Promise((resolve) => worker.once("message", resolve));
+  console.log("bare " + (performance.now() - asked).toFixed(1));
+}
+Atomics.store(hold, 0, 1);
+Atomics.notify(hold, 0);
+`;
+
+async function bareStarts() {
+  const r = await runChild(process.execPath, ["--input-type=module", "-e", BARE_STARTS], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const took = [...r.stdout.matchAll(/^bare ([\d.]+)$/gm)].map((m) => Number(m[1]));
+  assert.equal(took.length, THREADS, r.stdout);
+  return took;
+}
+
+const medianOf = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 const skip =
   existsSync(WASM) || (existsSync(CLANG19) && existsSync(SYSROOT))
@@ -41,16 +76,31 @@ describe("a thread that needs a new worker", { skip }, () => {
     for (const wasi of ["C WASI", "node:wasi"]) {
       test(`starts within a ${TICK_MS} ms tick of its spawn (${implementation} pool, ${wasi})`, async () => {
         const env = wasi === "node:wasi" ? { WASI_THREAD_POOL_NODE_WASI: "1" } : {};
-        const r = await runCli(["run", "--implementation", implementation, WASM, "starts", String(THREADS)], {
-          timeoutMs: 60_000,
-          env,
-        });
-        assert.equal(r.code, 0, r.stderr);
-        const took = [...r.stdout.matchAll(/started ([\d.]+) ms after pthread_create/g)].map((m) => Number(m[1]));
-        assert.equal(took.length, THREADS, r.stdout);
-        const median = [...took].sort((a, b) => a - b)[THREADS >> 1];
-        assert.ok(median < TICK_MS, `median start ${median} ms (${took.join(", ")} ms)`);
-        assert.ok(Math.max(...took) < WORST_MS, `slowest start ${Math.max(...took)} ms (${took.join(", ")} ms)`);
+        const attempt = async () => {
+          const before = await bareStarts();
+          const r = await runCli(["run", "--implementation", implementation, WASM, "starts", String(THREADS)], {
+            timeoutMs: 60_000,
+            env,
+          });
+          assert.equal(r.code, 0, r.stderr);
+          const after = await bareStarts();
+          const took = [...r.stdout.matchAll(/started ([\d.]+) ms after pthread_create/g)].map((m) => Number(m[1]));
+          assert.equal(took.length, THREADS, r.stdout);
+          // The slower of the bare runs on either side of it.
+          const bare = medianOf(before) > medianOf(after) ? before : after;
+          const median = medianOf(took);
+          const medianBound = Math.max(TICK_MS, 2 * medianOf(bare) + TICK_MS / 4);
+          const worstBound = Math.max(WORST_MS, 4 * Math.max(...before, ...after));
+          const seen = `${took.join(", ")} ms; bare workers ${before.join(", ")} ms before, ${after.join(", ")} ms after`;
+          if (median >= medianBound) return `median start ${median} ms, bound ${medianBound} ms (${seen})`;
+          if (Math.max(...took) >= worstBound) return `slowest start ${Math.max(...took)} ms, bound ${worstBound} ms (${seen})`;
+          return null;
+        };
+        // A second run when the first misses: a thread that waits for more
+        // than its worker shows in both, a burst of load seldom does.
+        const first = await attempt();
+        const failure = first === null ? null : await attempt();
+        assert.equal(failure, null, `${failure}; first run: ${first}`);
       });
     }
   }

@@ -74,20 +74,28 @@ for (const implementation of IMPLEMENTATIONS) {
 
     // A pool that keeps the process alive holds it for ever (a ref'd worker,
     // an untimed native wait) or for seconds (a timed C wait outlives
-    // process.exit). How long Node's teardown of 64 workers takes is a figure
-    // of the bench (`shutdown` against `shutdown-bare`, docs/benchmarks.md):
-    // on a loaded 2-CPU machine, and under Wine, it passes 500 ms by itself.
-    // 2 s tells a held process from a slow teardown there.
+    // process.exit; 64 native waits ended by their slices alone, one worker
+    // joined after another, take about 8 s). How long Node's teardown of 64
+    // workers takes is a figure of the bench (`shutdown` against
+    // `shutdown-bare`, docs/benchmarks.md): on a loaded 2-CPU machine, and
+    // under Wine, it passes 500 ms by itself, and 3 s at load average 35. 2 s
+    // tells a held process from a slow teardown, or, when Node's own teardown
+    // of 64 bare workers (the same child without a pool, measured right
+    // after) takes more than 750 ms, twice that plus 500 ms.
     const exitBound = 2000;
     for (const mode of ["natural", "exit"]) {
       const what = mode === "natural" ? "a main module that returns" : "process.exit()";
       it(`${what} with 64 idle parked workers: the process ends within ${exitBound} ms`, async () => {
-        const { ms, bound } = await fastestOfTwo(async () => {
-          const r = await run(implementation, mode, 64);
+        const exitMs = (r) => {
           assert.equal(r.code, 0, r.stderr);
-          return { ms: r.exitedAt - field(r.stdout, "parked"), bound: exitBound };
+          return r.exitedAt - field(r.stdout, "parked");
+        };
+        const { ms, bound } = await fastestOfTwo(async () => {
+          const ms = exitMs(await run(implementation, mode, 64));
+          const bare = exitMs(await run("bare", mode, 64));
+          return { ms, bound: Math.max(exitBound, 2 * bare + 500), bare };
         });
-        assert.ok(ms < bound, `the process took ${ms} ms to exit`);
+        assert.ok(ms < bound, `the process took ${ms} ms to exit (bound ${bound} ms)`);
       });
     }
   });

@@ -9,6 +9,9 @@
 //              (shutdown scenario);
 //   "c"        the plain C reference (bench/c/pingpong.c), no implementation.
 //
+// otherNode: true runs the row a second time on Node 24 (a row of its own,
+//   id@node24: bench/lib/other-node.js); the program rows and shutdown's.
+//
 // metric: {key, stat, label, unit, better, digits}
 //   key    the child's metric name;
 //   stat   "p50" | "p99" for a per-event sample, "value" for one figure per
@@ -465,6 +468,7 @@ export function buildPlan({ quick }) {
       params: { workers: Q(64, 8), variant: "unref", settleMs: Q(300, 100) },
       metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
       timeoutMs: 60000,
+      otherNode: true,
     },
     {
       id: "shutdown-retire",
@@ -477,6 +481,7 @@ export function buildPlan({ quick }) {
       params: { workers: Q(64, 8), variant: "retire", settleMs: Q(300, 100) },
       metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
       timeoutMs: 60000,
+      otherNode: true,
     },
   );
   plan.push({
@@ -491,6 +496,24 @@ export function buildPlan({ quick }) {
     params: { workers: Q(64, 8), variant: "bare", settleMs: Q(300, 100) },
     metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
     timeoutMs: 60000,
+    otherNode: true,
+  });
+  plan.push({
+    id: "shutdown-bare-filled",
+    skipInQuick: true,
+    group: "7. Shutdown",
+    title: Q(
+      "reference: the same 64 bare workers, each having allocated 800 KiB before it parks (past V8's minor-GC task trigger)",
+      "reference: 8 bare workers, 800 KiB each",
+    ),
+    kind: "exit",
+    script: "shutdown-child.js",
+    reps: Q(2, 1),
+    single: true,
+    params: { workers: Q(64, 8), variant: "bare", settleMs: Q(300, 100), fillKiB: 800 },
+    metrics: [{ key: "exitMs", stat: "value", label: "main module end -> exit", unit: "ms", better: "lower" }],
+    timeoutMs: 60000,
+    otherNode: true,
   });
   plan.push(
     {
@@ -699,6 +722,7 @@ export function buildPlan({ quick }) {
       params: { mib: Q(8, 1) },
       variants: WASI_PROGRAM_VARIANTS,
       baseline: "node-wasi",
+      otherNode: true,
       metrics: [
         { key: "pigzStdioMs", stat: "value", label: "pigz -p 2 -c, stdin to stdout", unit: "ms", better: "lower", digits: 0 },
         { key: "zstdStdioMs", stat: "value", label: "zstd -T2 -c, stdin to stdout", unit: "ms", better: "lower", digits: 0 },

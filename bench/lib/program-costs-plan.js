@@ -63,6 +63,7 @@ export function programCostScenarios(Q) {
       baseline: "node",
       metrics: METRICS,
       timeoutMs: 300000,
+      otherNode: true, // and on Node 24: bench/lib/other-node.js
     };
   });
 }

@@ -10,8 +10,9 @@ const GROUP = "11. The runner: start-up, threads and workers";
 
 const variant = (id, label, row) => ({ id, label, params: { variant: id, row } });
 
+// Every row runs on the machine's Node and on Node 24 (bench/lib/other-node.js).
 export function runnerScenarios(Q) {
-  return [
+  return withOtherNodeMark([
     {
       id: "runner-startup",
       group: GROUP,
@@ -91,8 +92,10 @@ export function runnerScenarios(Q) {
       ],
       timeoutMs: 120000,
     },
-  ];
+  ]);
 }
+
+const withOtherNodeMark = (scenarios) => scenarios.map((s) => ({ ...s, otherNode: true }));
 
 // What bounds each target when it is missed.
 export const RUNNER_BOUNDS = {

@@ -28,4 +28,9 @@ if (kind === "stamp") {
 }
 
 parentPort.postMessage("ready");
-api.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId: threadId });
+// Served from a task, not from this module's evaluation: ./api.js awaits at
+// its top level, so this module's body runs as that await's continuation,
+// and Node 24 and 26 abort (V8's "Check failed: (location_) != nullptr" in
+// SourceTextModule::AsyncModuleExecutionFulfilled, SIGTRAP) when a worker
+// is terminated there: the JS pool's shutdown rows died at every exit.
+setImmediate(() => api.serveWasiThreadPoolSlot(pool, slot, { runThread, osThreadId: threadId }));

@@ -8,24 +8,32 @@
 // variant "retire": the main module retires every slot as its last act
 //   (what a host's terminateAll does), workers stay ref'd.
 // variant "bare": no pool; unref'd workers block in Atomics.wait on a word of
-//   their own: what Node's own teardown of that many workers costs.
+//   their own: what Node's own teardown of that many workers costs. With
+//   fillKiB, each worker first allocates that much (kept alive), as a
+//   worker that loaded a module graph has: once a worker's young generation
+//   is past V8's minor-GC task trigger (80% of its capacity) it parks with
+//   that GC task pending, and Node 20 and 24 run it while tearing the
+//   worker down (Node 26 does not): one scavenge per worker at exit.
 
 import { writeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { once } from "node:events";
 import { newBoard, params, sleep, startServers } from "../lib/child.js";
 
-const { impl, workers = 64, variant = "unref", settleMs = 300 } = params();
+const { impl, workers = 64, variant = "unref", settleMs = 300, fillKiB = 0 } = params();
 
 if (variant === "bare") {
   const source = `
-    const { parentPort } = require("node:worker_threads");
+    const { parentPort, workerData } = require("node:worker_threads");
+    const kept = [];
+    for (let i = 0; i < workerData.fillKiB; i++) kept.push(new Array(126).fill(i)); // about 1 KiB each
+    globalThis.kept = kept;
     parentPort.postMessage("ready");
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   `;
   const list = [];
   for (let i = 0; i < workers; i++) {
-    const w = new Worker(source, { eval: true });
+    const w = new Worker(source, { eval: true, workerData: { fillKiB } });
     w.unref();
     list.push(w);
   }

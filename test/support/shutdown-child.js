@@ -2,6 +2,8 @@
 //
 //   node shutdown-child.js <implementation> <mode> <workers>
 //
+// implementation: native | js | bare (no pool: the workers block in
+// Atomics.wait, for Node's own teardown of as many workers).
 // Starts <workers> unref'd workers, each parked in serveWasiThreadPoolSlot on
 // its own slot, waits until all are serving, then:
 //   terminate  terminates one worker and prints how long terminate() took
@@ -20,9 +22,11 @@ import { createWasiThreadPool } from "../../lib/pool.js";
 
 const [implementation, mode, countText] = process.argv.slice(2);
 const count = Number(countText);
-const pool = createWasiThreadPool({ capacity: count, implementation });
+// "bare": no pool; the workers block in Atomics.wait (Node's own teardown).
+const bare = implementation === "bare";
+const pool = bare ? null : createWasiThreadPool({ capacity: count, implementation });
 const ready = new Int32Array(new SharedArrayBuffer(4));
-const serveUrl = new URL("./shutdown-serve.js", import.meta.url);
+const serveUrl = new URL(bare ? "./shutdown-bare.js" : "./shutdown-serve.js", import.meta.url);
 
 const workers = [];
 for (let slot = 0; slot < count; slot++) {
