@@ -60,7 +60,7 @@ const ALLOWED = [
   /^CHANGELOG\.md$/,
   /^binding\.gyp$/,
   /^scripts\/install\.js$/,
-  /^lib\/(?:(?:pool|native|host|worker|program|wasm)\/)?[^/]+\.(?:js|mjs|cjs)$/,
+  /^lib\/(?:(?:pool|native|host|worker|program|program\/browser|wasm)\/)?[^/]+\.(?:js|mjs|cjs)$/,
   /^bin\/[^/]+\.js$/,
   /^bin\/package\.json$/, // bin/ is CommonJS (the CLI's start-up)
   /^dist\/[^/]+\.(?:mjs|cjs)$/, // the built workers (browser; the Node pool workers, scripts/bundle-workers.js)
@@ -85,6 +85,7 @@ const REQUIRED = [
   "lib/worker/node.js",
   "dist/node-worker.cjs",
   "lib/program/run.js",
+  "lib/program/browser/run.js",
   "lib/program/main-worker.js",
   "dist/pool-worker.cjs",
   "lib/program/wasi-node.js",

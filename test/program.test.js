@@ -267,9 +267,12 @@ describe("programs the runner refuses", () => {
   });
 });
 
-test("the runner is Node-only: the browser entry's runWasiThreadsProgram rejects and says so", async () => {
+test("the browser entry's runWasiThreadsProgram, outside a cross-origin isolated page, rejects naming the two headers", async () => {
   const browser = await import("../lib/index.browser.js");
-  await assert.rejects(browser.runWasiThreadsProgram(new Uint8Array(8)), /under Node only/);
+  await assert.rejects(
+    browser.runWasiThreadsProgram(new Uint8Array(8)),
+    /cross-origin isolated page .*Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp/,
+  );
   assert.equal(browser.TRAP_EXIT_CODE, 134);
   const bytes = await watToBytes('(module (import "m" "n" (memory 1 2 shared)))');
   assert.deepEqual(browser.describeWasiThreadsMemory(bytes), { module: "m", name: "n", initial: 1, maximum: 2, shared: true });
