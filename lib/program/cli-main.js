@@ -93,6 +93,9 @@ export async function runCli({ codeFile = null, keepCode = () => {} } = {}) {
     process.exit(1);
   }
 
+  // The module cache's entry compiles from now on, on V8's threads; its
+  // failure is the compile's to report later (the passes run then).
+  moduleStore?.compile()?.catch(() => {});
   // A program that imports thread-spawn gets its first thread's worker started
   // now, while the runner compiles (lib/program/spare-worker.js).
   const spares = startSpareWorkers(bytes, spareWorkers);

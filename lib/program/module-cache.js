@@ -21,8 +21,9 @@
 //
 //   readModuleFile(file, {codeFile, enabled}) -> {bytes, store}
 //     bytes: the module (readFileSync's errors are thrown as they are)
-//     store: {get() -> Uint8Array | null, put(bytes)} for
-//            compileWasiThreadGuestStored, or null (no cache for this run)
+//     store: {get() -> Uint8Array | null, compile() -> Promise | null,
+//            put(bytes)} for compileWasiThreadGuestStored, or null (no cache
+//            for this run)
 //   cacheWanted(env) -> boolean (WASI_THREAD_POOL_CACHE: 0 or 1)
 
 import { readFileSync } from "node:fs";
@@ -87,8 +88,19 @@ function packageVersion() {
 function entryStore(dir, identity, settledNow) {
   const name = entryName(identity, ".wasm");
   const header = Buffer.from(`${identity}\n\n`, "utf8");
+  let entry; // {bytes}: read once
+  let compiling = null;
+  const get = () => (entry ??= { bytes: readEntry(dir, name, header) }).bytes;
   return {
-    get: () => readEntry(dir, name, header),
+    get,
+    // The entry's compile, started once: the CLI starts it as soon as it has
+    // read the module, so that V8 compiles on its own threads while the main
+    // thread starts the spare worker and checks the module. Null without an
+    // entry.
+    compile() {
+      if (compiling === null && get() !== null) compiling = WebAssembly.compile(get());
+      return compiling;
+    },
     put: (bytes) => {
       if (settledNow) writeEntry(dir, name, header, bytes, { suffix: ".wasm", keep: MAX_ENTRIES });
     },
