@@ -23,4 +23,9 @@ export default [
       "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  {
+    // CommonJS files the bin requires before it loads the CLI (lib/program/*.cjs).
+    files: ["**/*.cjs"],
+    languageOptions: { ecmaVersion: 2024, sourceType: "commonjs", globals: globals.node },
+  },
 ];

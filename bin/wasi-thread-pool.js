@@ -8,7 +8,9 @@
 // CommonJS file cannot load synchronously); WASI_THREAD_POOL_WORKER_BUNDLES=0
 // takes the module, as it does for the workers. The built file is named to
 // runCli: the module cache keys what it keeps on the code that made it
-// (lib/program/module-cache.js).
+// (lib/program/module-cache.js). The built file is loaded through the
+// runner's code cache (lib/program/code-cache.cjs): a run after the first
+// takes V8's compiled code of it instead of compiling it.
 "use strict";
 
 const { existsSync } = require("node:fs");
@@ -16,7 +18,8 @@ const { join } = require("node:path");
 
 const built = join(__dirname, "..", "dist", "cli-main.cjs");
 if (process.env.WASI_THREAD_POOL_WORKER_BUNDLES !== "0" && existsSync(built)) {
-  require(built).runCli({ codeFile: built });
+  const { exports: cli, keepCode } = require("../lib/program/code-cache.cjs").loadWithCodeCache(built);
+  cli.runCli({ codeFile: built, keepCode });
 } else {
   import("../lib/program/cli-main.js").then((cli) => cli.runCli());
 }

@@ -5,8 +5,13 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { it } from "node:test";
 import { native } from "../lib/native/binding.js";
+import { usualAddonPath } from "../lib/native/prebuilds.js";
 import * as pool from "../lib/pool.js";
 import { Worker } from "node:worker_threads";
 
@@ -167,3 +172,54 @@ it(
     assert.match(r.late, /imported after lib\/native\/backend\.js/);
   },
 );
+
+// The loader finds the addon by a few stats where the package has its usual
+// layout (lib/native/prebuilds.js, usualAddonPath), and must find the file
+// node-gyp-build would; elsewhere it leaves the choice to node-gyp-build.
+it("the loader's direct path is node-gyp-build's choice, or none", () => {
+  const require = createRequire(import.meta.url);
+  const base = mkdtempSync(join(tmpdir(), "wtp-addon-path-"));
+  const layout = (name, files) => {
+    const root = join(base, name);
+    for (const file of ["package.json", ...files]) {
+      mkdirSync(dirname(join(root, file)), { recursive: true });
+      writeFileSync(join(root, file), file === "package.json" ? '{"name":"wasi-thread-pool"}' : "");
+    }
+    return root;
+  };
+  const prebuild = (arch, tag) => `prebuilds/linux-${arch}/wasi-thread-pool.${tag}.node`;
+  const both = (arch) => [prebuild(arch, "glibc"), prebuild(arch, "musl")];
+  const env = (extra) => ({ npm_config_platform: "linux", npm_config_arch: "x64", LIBC: "glibc", ...extra });
+  try {
+    const cases = [
+      [layout("local", ["build/Release/wasi_thread_pool.node", ...both("x64")]), env({})],
+      [layout("glibc", both("x64")), env({})],
+      [layout("musl", both("x64")), env({ LIBC: "musl" })],
+      [layout("arm64", [...both("x64"), ...both("arm64")]), env({ npm_config_arch: "arm64" })],
+    ];
+    for (const [root, e] of cases) {
+      const direct = usualAddonPath(root, e);
+      assert.ok(direct !== null, `${root}: found directly`);
+      const saved = { ...process.env };
+      Object.assign(process.env, e);
+      try {
+        // node-gyp-build reads its platform and libc when it loads: a fresh copy.
+        delete require.cache[require.resolve("node-gyp-build/node-gyp-build.js")];
+        delete require.cache[require.resolve("node-gyp-build")];
+        assert.equal(direct, require("node-gyp-build").resolve(root), root);
+      } finally {
+        process.env = saved;
+      }
+    }
+    // Where node-gyp-build's other rules may choose: no direct answer.
+    const debug = layout("debug", ["build/Debug/wasi_thread_pool.node", ...both("x64")]);
+    assert.equal(usualAddonPath(debug, env({})), null);
+    const glibc = join(base, "glibc");
+    assert.equal(usualAddonPath(glibc, env({ WASI_THREAD_POOL_PREBUILD: base })), null);
+    assert.equal(usualAddonPath(glibc, env({ PREBUILDS_ONLY: "1" })), null);
+    assert.equal(usualAddonPath(layout("none", []), env({})), null);
+    assert.equal(usualAddonPath(layout("emptybuild", ["build/Release/other.txt", ...both("x64")]), env({})), null);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { threadId, workerData } from "node:worker_threads";
 
-import { explainLoadFailure } from "./prebuilds.js";
+import { explainLoadFailure, usualAddonPath } from "./prebuilds.js";
 
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,7 +36,8 @@ function load() {
   try {
     // WASI_THREAD_POOL_ADDON names a specific build, such as the sanitizer
     // build of scripts/asan-addon.sh.
-    path = process.env.WASI_THREAD_POOL_ADDON || foundByParent() || require("node-gyp-build").resolve(root);
+    path =
+      process.env.WASI_THREAD_POOL_ADDON || foundByParent() || usualAddonPath(root) || require("node-gyp-build").resolve(root);
     const binding = require(path);
     return { binding, path, error: null, threadId };
   } catch (error) {

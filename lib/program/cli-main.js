@@ -6,10 +6,12 @@
 // fraction of the time of this module graph (docs/runner.md, "What a thread
 // costs"). Importing it runs nothing: runCli() does.
 //
-// runCli({codeFile}): codeFile is the built file the CLI runs from (the bin
-// says which), the code whose rewrites the module cache keeps
+// runCli({codeFile, keepCode}): codeFile is the built file the CLI runs from
+// (the bin says which), the code whose rewrites the module cache keeps
 // (lib/program/module-cache.js); without it (the CLI run from its sources)
-// no cache is kept.
+// no cache is kept. keepCode() asks for the runner's code cache to be
+// written at the exit (lib/program/code-cache.cjs): called once the program
+// is about to run, so that the entry holds what a run compiles.
 
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -55,7 +57,7 @@ function commandLine() {
   }
 }
 
-export async function runCli({ codeFile = null } = {}) {
+export async function runCli({ codeFile = null, keepCode = () => {} } = {}) {
   if (process.argv.length === 2) {
     process.stderr.write(HELP);
     process.exit(2);
@@ -91,10 +93,14 @@ export async function runCli({ codeFile = null } = {}) {
     process.exit(1);
   }
 
+  // The module cache's entry compiles from now on, on V8's threads; its
+  // failure is the compile's to report later (the passes run then).
+  moduleStore?.compile()?.catch(() => {});
   // A program that imports thread-spawn gets its first thread's worker started
   // now, while the runner compiles (lib/program/spare-worker.js).
   const spares = startSpareWorkers(bytes, spareWorkers);
 
+  if (cache) keepCode();
   // The process is the program's: where the C WASI serves, runProgramAsProcess
   // runs the guest's main thread right here and the process ends when the
   // program does; with node:wasi it resolves the program's {exitCode}

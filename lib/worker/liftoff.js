@@ -194,7 +194,9 @@ export function compileWasiThreadGuest(bytes, options) {
 
 // compileWasiThreadGuest with a store of the bytes it compiles (the CLI's
 // module cache, lib/program/module-cache.js): store.get() -> the bytes the
-// passes made for this module before, or null; store.put(bytes) keeps them.
+// passes made for this module before, or null; store.compile(), where the
+// store has it, the compile of those bytes, started once (early: the CLI's
+// module cache); store.put(bytes) keeps them.
 // Stored bytes that do not compile are made again. Only bytes the passes
 // changed and that compile without the process-wide flag are kept: the flag
 // is the process's state, not the module's.
@@ -202,7 +204,7 @@ export async function compileWasiThreadGuestStored(bytes, options, store) {
   const stored = store?.get() ?? null;
   if (stored !== null) {
     try {
-      return compiled(await WebAssembly.compile(stored), bytes);
+      return compiled(await (store.compile?.() ?? WebAssembly.compile(stored)), bytes);
     } catch {
       // a stale or damaged entry: the passes run again, and put() replaces it
     }
