@@ -170,18 +170,24 @@ export function alive(variant, { n = 16, runs = 5 } = {}) {
   return { perThreadMs: per("wallMs"), perThreadRssMiB: per("rssMiB") };
 }
 
+// spawn's `mode n` (starts, together) or the bare workers' same mode, `runs`
+// times: each run's n stamps (ms from a thread's spawn to its start).
+function stampsOf(mode, variant, n, runs) {
+  const command =
+    variant === "bare"
+      ? [node, [files().bare, mode, String(n)]]
+      : spawnCommand(variant === "native" ? "native" : {}, [mode, String(n)]);
+  return Array.from({ length: runs }, () => {
+    const ms = [...run(...command).stdout.matchAll(/started ([\d.]+) ms/g)].map((m) => Number(m[1]));
+    if (ms.length !== n) throw new Error(`${mode}: ${ms.length} stamps of ${n}`);
+    return ms;
+  });
+}
+
 // Spawn -> first instruction of threads that each need a new worker: the
 // median and the largest over every thread of every run.
 export function starts(variant, { n = 8, runs = 3 } = {}) {
-  const command =
-    variant === "bare"
-      ? [node, [files().bare, "starts", String(n)]]
-      : spawnCommand(variant === "native" ? "native" : {}, ["starts", String(n)]);
-  const ms = [];
-  for (let i = 0; i < runs; i++) {
-    for (const m of run(...command).stdout.matchAll(/started ([\d.]+) ms/g)) ms.push(Number(m[1]));
-  }
-  if (ms.length !== n * runs) throw new Error(`starts: ${ms.length} stamps of ${n * runs}`);
+  const ms = stampsOf("starts", variant, n, runs).flat();
   return { startMs: median(ms), startMaxMs: Math.max(...ms) };
 }
 
@@ -190,15 +196,6 @@ export function starts(variant, { n = 8, runs = 3 } = {}) {
 // (median), and the slowest thread's of each run (median of the runs: how
 // long the burst stalls its program).
 export function together(variant, { n = 64, runs = 3 } = {}) {
-  const command =
-    variant === "bare"
-      ? [node, [files().bare, "together", String(n)]]
-      : spawnCommand(variant === "native" ? "native" : {}, ["together", String(n)]);
-  const seen = [];
-  for (let i = 0; i < runs; i++) {
-    const ms = [...run(...command).stdout.matchAll(/started ([\d.]+) ms/g)].map((m) => Number(m[1]));
-    if (ms.length !== n) throw new Error(`together: ${ms.length} stamps of ${n}`);
-    seen.push(ms);
-  }
+  const seen = stampsOf("together", variant, n, runs);
   return { startMs: median(seen.flat()), slowestMs: median(seen.map((ms) => Math.max(...ms))) };
 }
