@@ -7,10 +7,11 @@
 // thread in a worker).
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import { native } from "../lib/native/binding.js";
 import { programWasiUnavailable } from "../lib/program/wasi.js";
@@ -33,6 +34,20 @@ async function wasmFile(wat) {
   const file = join(dir, `m${files++}.wasm`);
   writeFileSync(file, await watToBytes(wat, "cli-process.wat"));
   return file;
+}
+
+// guest/spawn/spawn.c (scripts/build-c-guests.sh: clang-19 and
+// ../shared/wasi-threads-sysroot).
+const SPAWN_WASM = fileURLToPath(new URL("../guest/out/spawn.wasm", import.meta.url));
+function spawnGuestMissing() {
+  if (!existsSync(SPAWN_WASM)) {
+    try {
+      execFileSync("sh", ["scripts/build-c-guests.sh"], { cwd: fileURLToPath(new URL("..", import.meta.url)), stdio: "ignore" });
+    } catch {
+      // said below
+    }
+  }
+  return existsSync(SPAWN_WASM) ? false : "guest/out/spawn.wasm not built (clang-19 and ../shared/wasi-threads-sysroot)";
 }
 
 const THREADED_IMPORTS = `(import "env" "memory" (memory 1 1 shared))
@@ -79,6 +94,25 @@ describe("the CLI's process is the program's", { skip }, () => {
       // The threaded one without its spare worker (lib/program/spare-worker.js).
       assert.equal(await profilesOf(["run", await wasmFile(wat)], { WASI_THREAD_POOL_SPARE: "0" }), 1);
     }
+  });
+
+  // Workers started ahead for a burst (lib/program/threads.js, feedQueue)
+  // are for threads already queued: a program that spawns nothing, one
+  // thread, or one thread at a time gets a worker per thread and its spare,
+  // never more (one CPU profile per thread of the process).
+  describe("no worker is started ahead of a thread", { skip: spawnGuestMissing() }, () => {
+    test("a plain program: one profile; a threaded one that spawns nothing: its spare's too", async () => {
+      assert.equal(await profilesOf(["run", await wasmFile(EMPTY_PLAIN)]), 1);
+      assert.equal(await profilesOf(["run", await wasmFile(EMPTY_THREADED)]), 2);
+    });
+
+    test("a program that spawns one thread: it runs on the spare, two profiles", async () => {
+      assert.equal(await profilesOf(["run", SPAWN_WASM, "alive", "1"]), 2);
+    });
+
+    test("three threads spawned one after another, each staying alive: the spare and two new workers", async () => {
+      assert.equal(await profilesOf(["run", SPAWN_WASM, "starts", "3"]), 4);
+    });
   });
 
   test("the main thread's stack holds a guest recursion 12,000 frames deep", async () => {

@@ -63,6 +63,22 @@ describe("spawning in a program run by the runner", { skip }, () => {
       assert.equal(r.code, 0, r.stderr);
     });
 
+    test(`64 threads created back to back, each staying alive: every one starts (${implementation} pool)`, async () => {
+      // Past the first few, they are queued; each worker that comes up starts
+      // the next ones' (lib/program/threads.js, feedQueue), as the queue's
+      // watcher does for a stalled queue.
+      const r = await cli(["run", "--implementation", implementation, WASM, "together", "64"]);
+      assert.equal(r.stdout.match(/^together: thread \d+ started [\d.]+ ms after pthread_create$/gm)?.length, 64, r.stdout);
+      assert.equal(r.code, 0, r.stderr);
+      // Under runWasiThreadsProgram, the supervisor starts the workers
+      // (lib/program/starts.js).
+      const stdout = collector();
+      const bytes = await import("node:fs").then((fs) => fs.readFileSync(WASM));
+      const run = await runWasiThreadsProgram(bytes, { args: ["spawn", "together", "64"], implementation, stdout, stdin: null });
+      assert.equal(run.exitCode, 0, stdout.text());
+      assert.equal(stdout.text().match(/^together: thread \d+ started/gm)?.length, 64, stdout.text());
+    });
+
     test(`--pool 1: a burst of 500 short threads all run on one worker, one after another (${implementation} pool)`, async () => {
       const r = await cli(["run", "--pool", "1", "--implementation", implementation, WASM, "burst", "500"]);
       assert.equal(r.stdout, "burst: ran 500 of 500, EAGAIN 0, other 0\n", r.stderr);

@@ -92,6 +92,34 @@ export function runnerScenarios(Q) {
       ],
       timeoutMs: 120000,
     },
+    {
+      id: "runner-together",
+      skipInQuick: true,
+      group: GROUP,
+      title:
+        "a burst of 64 threads that each need a new worker: pthread_create -> each thread's first instruction (spawn together 64: created back to back, each stays alive); against 64 new Workers at once, each to its first message",
+      kind: "pool",
+      script: "runner.js",
+      reps: Q(3, 1),
+      params: { row: "together", n: 64, runs: Q(3, 1) },
+      variants: [
+        variant("bare", "bare workers: 64 new Workers at once -> each first message", "together"),
+        variant("runner", "wasi-thread-pool run", "together"),
+        variant("native", "native (gcc -pthread)", "together"),
+      ],
+      baseline: "bare",
+      metrics: [
+        {
+          key: "slowestMs",
+          stat: "value",
+          label: "slowest thread: spawn -> start (the burst's stall)",
+          unit: "ms",
+          better: "lower",
+        },
+        { key: "startMs", stat: "value", label: "every thread: spawn -> start, median", unit: "ms", better: "lower" },
+      ],
+      timeoutMs: 300000,
+    },
   ]);
 }
 
@@ -107,6 +135,8 @@ export const RUNNER_BOUNDS = {
     "Every thread alive is a Node worker: the bare worker's bootstrap, plus 2.5 to 3.5 ms of the runner's: loading dist/pool-worker.cjs and the addon, the thread's imports, the probe instance (bench/worker-start.js).",
   runnerStarts:
     "A thread that needs a worker waits for that worker's start: the bare worker's, plus the runner's 2.5 to 3.5 ms (runner-alive's bound). A spare worker started ahead would not shorten this row: each thread here needs a worker right after the previous one started.",
+  runnerTogether:
+    "Worker starts are CPU work (about 30 ms of CPU each on Node 24, 27 ms on Node 20): a burst's workers start a few at a time (lib/program/threads.js, startsAtOnce), each next one as soon as one is up (feedQueue), so its last thread waits for about as many starts as the CPUs can do.",
 };
 
 // Targets of group 11, through evaluateTargets' add(key, name, want, value,
@@ -146,6 +176,14 @@ const TARGETS = [
     "startMs",
     "a thread that needs a new worker, spawn -> start, runner / a bare worker's start",
     1.25,
+    "ms",
+  ],
+  [
+    "runnerTogether",
+    "runner-together",
+    "slowestMs",
+    "a burst of 64 threads: its slowest thread's spawn -> start, runner / 64 bare workers started at once",
+    1,
     "ms",
   ],
 ];

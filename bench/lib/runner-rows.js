@@ -18,6 +18,10 @@
 //                             a worker of its own (`spawn starts n`), ms: "runner",
 //                             "bare" (new Worker -> its first message, one
 //                             after another, each kept alive), "native"
+//   together(variant, {n})    spawn -> first instruction of n threads created
+//                             back to back, each staying alive (`spawn together
+//                             n`), ms: "runner", "bare" (n new Workers at once,
+//                             each to its first message), "native"
 // Each takes {runs}: that many runs per figure, medians.
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -56,8 +60,9 @@ function files() {
   const dir = mkdtempSync(join(tmpdir(), "wtp-runner-rows-"));
   const bare = join(dir, "bare-workers.mjs");
   // n empty workers started at once and kept alive until all have started
-  // ("alive"), or one after another, each timed to its first message
-  // ("starts", printed in ms as spawn's starts mode prints).
+  // ("alive"; "together" times each from its new Worker to its first
+  // message), or one after another, each timed to its first message
+  // ("starts"), printed in ms as spawn's modes print.
   writeFileSync(
     bare,
     `import { Worker } from "node:worker_threads";
@@ -67,9 +72,14 @@ const source = 'const { parentPort, workerData } = await import("node:worker_thr
 const start = () => new Worker(source, { eval: true, workerData: { hold } });
 const first = (w) => new Promise((resolve) => w.once("message", resolve));
 const workers = [];
-if (mode === "alive") {
-  for (let i = 0; i < count; i++) workers.push(start());
-  await Promise.all(workers.map(first));
+if (mode === "alive" || mode === "together") {
+  const asked = [];
+  for (let i = 0; i < count; i++) {
+    asked.push(performance.now());
+    workers.push(start());
+  }
+  const took = await Promise.all(workers.map((w, i) => first(w).then(() => performance.now() - asked[i])));
+  if (mode === "together") took.forEach((ms, i) => console.log("together: thread " + (i + 1) + " started " + ms.toFixed(1) + " ms after new Worker"));
 } else {
   for (let i = 0; i < count; i++) {
     const asked = performance.now();
@@ -160,17 +170,32 @@ export function alive(variant, { n = 16, runs = 5 } = {}) {
   return { perThreadMs: per("wallMs"), perThreadRssMiB: per("rssMiB") };
 }
 
+// spawn's `mode n` (starts, together) or the bare workers' same mode, `runs`
+// times: each run's n stamps (ms from a thread's spawn to its start).
+function stampsOf(mode, variant, n, runs) {
+  const command =
+    variant === "bare"
+      ? [node, [files().bare, mode, String(n)]]
+      : spawnCommand(variant === "native" ? "native" : {}, [mode, String(n)]);
+  return Array.from({ length: runs }, () => {
+    const ms = [...run(...command).stdout.matchAll(/started ([\d.]+) ms/g)].map((m) => Number(m[1]));
+    if (ms.length !== n) throw new Error(`${mode}: ${ms.length} stamps of ${n}`);
+    return ms;
+  });
+}
+
 // Spawn -> first instruction of threads that each need a new worker: the
 // median and the largest over every thread of every run.
 export function starts(variant, { n = 8, runs = 3 } = {}) {
-  const command =
-    variant === "bare"
-      ? [node, [files().bare, "starts", String(n)]]
-      : spawnCommand(variant === "native" ? "native" : {}, ["starts", String(n)]);
-  const ms = [];
-  for (let i = 0; i < runs; i++) {
-    for (const m of run(...command).stdout.matchAll(/started ([\d.]+) ms/g)) ms.push(Number(m[1]));
-  }
-  if (ms.length !== n * runs) throw new Error(`starts: ${ms.length} stamps of ${n * runs}`);
+  const ms = stampsOf("starts", variant, n, runs).flat();
   return { startMs: median(ms), startMaxMs: Math.max(...ms) };
+}
+
+// Spawn -> first instruction of n threads created back to back, each staying
+// alive (crossbeam-channel's tick tests' shape, at n threads): every thread's
+// (median), and the slowest thread's of each run (median of the runs: how
+// long the burst stalls its program).
+export function together(variant, { n = 64, runs = 3 } = {}) {
+  const seen = stampsOf("together", variant, n, runs);
+  return { startMs: median(seen.flat()), slowestMs: median(seen.map((ms) => Math.max(...ms))) };
 }

@@ -1,12 +1,12 @@
 // Scenario: the runner's start-up, threads and workers (group 11; issue 19),
 // whole processes measured from this child (bench/lib/runner-rows.js).
 //
-// params: row ("startup" | "burst" | "alive" | "starts"), variant (the
+// params: row ("startup" | "burst" | "alive" | "starts" | "together"), variant (the
 // row's: see bench/lib/runner-plan.js), runs (processes per figure), threads
-// (burst), n (alive, starts).
+// (burst), n (alive, starts, together).
 
 import { emit, params } from "../lib/child.js";
-import { alive, burst, runnerRowsMissing, starts, startup } from "../lib/runner-rows.js";
+import { alive, burst, runnerRowsMissing, starts, startup, together } from "../lib/runner-rows.js";
 
 const { row, variant, runs = 3, threads, n } = params();
 const missing = runnerRowsMissing({ native: variant === "native" });
@@ -19,6 +19,7 @@ const measured = {
   burst: () => burst(variant, { threads, runs }),
   alive: () => alive(variant, { n, runs }),
   starts: () => starts(variant, { n, runs }),
+  together: () => together(variant, { n, runs }),
 }[row];
 if (!measured) throw new RangeError(`runner scenario: unknown row ${JSON.stringify(row)}`);
 const figures = await measured();

@@ -11,6 +11,11 @@ if (r.skipped) {
   process.exit(0);
 }
 emit({
-  metrics: { firstMs: { value: r.firstMs }, medianMs: { value: r.medianMs }, worstMs: { value: r.worstMs } },
+  metrics: {
+    firstMs: { value: r.firstMs },
+    medianMs: { value: r.medianMs },
+    worstMs: { value: r.worstMs },
+    lateRuns: { value: r.lateRuns },
+  },
   info: { burners, runs },
 });

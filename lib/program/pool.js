@@ -19,7 +19,7 @@ import { H_CAPACITY, H_SLOTS } from "../pool/layout.js";
 import "../pool.js";
 import { bindWasiThreadPool } from "../pool/internal.js";
 import { requestWorkerStart, takeWorkerStarts } from "./starts.js";
-import { cpuCount, createProgramSpawn, noteGrow } from "./threads.js";
+import { cpuCount, createProgramSpawn, feedQueue, noteGrow } from "./threads.js";
 import { workerEntryUrl } from "../worker/entries.js";
 
 // Slot's pool worker, on this thread ({spare: true}: a spare,
@@ -94,11 +94,23 @@ export function startSpare(options, slot) {
 // (lib/program/starts.js).
 export function createProgramThreadSpawn(options) {
   const { program } = options.processState;
-  const start = program.ownsProcess
-    ? (slot) => startPoolWorker(options, slot)
-    : (slot) => requestWorkerStart(program, slot) || startPoolWorker(options, slot);
-  const { claim, growing, hasRoom } = createPoolSpawns(options, start);
+  const { claim, growing, hasRoom } = createPoolSpawns(options, threadWorkerStart(options));
   return createProgramSpawn(program, { claim, grow: growing, hasRoom });
+}
+
+// How one thread of the program starts slot's worker.
+function threadWorkerStart(options) {
+  const { program } = options.processState;
+  if (program.ownsProcess) return (slot) => startPoolWorker(options, slot);
+  return (slot) => requestWorkerStart(program, slot) || startPoolWorker(options, slot);
+}
+
+// For one thread of the program, what its worker does once it is up:
+// lib/program/threads.js, feedQueue.
+export function createQueueFeeder(options) {
+  const { program } = options.processState;
+  const { growing, hasRoom } = createPoolSpawns(options, threadWorkerStart(options));
+  return () => feedQueue(program, { spawnTrampoline: growing, hasRoom });
 }
 
 // The supervisor's spawn of trampolines (watchThreadQueue), its workers (to

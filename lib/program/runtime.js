@@ -85,8 +85,18 @@ function threadSpawnImport(program, threadSpawn) {
 // wasi_thread_start that turns a trap into the end of the whole program and,
 // after its thread, runs the program's queued threads; the first instance
 // tells lib/program/threads.js that this worker's start is over (not a
-// spare's: lib/program/spare-worker.js; it took no start of the program's).
-export function createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close = () => {}, spare = false }) {
+// spare's: lib/program/spare-worker.js; it took no start of the program's),
+// then, before its thread, feedQueue() (lib/program/pool.js, createQueueFeeder) starts workers
+// for threads queued meanwhile.
+export function createProgramWorkerRuntime({
+  wasmModule,
+  program,
+  imports,
+  workerIndex,
+  close = () => {},
+  spare = false,
+  feedQueue = () => {},
+}) {
   let ready = false;
   return {
     imports,
@@ -103,6 +113,7 @@ export function createProgramWorkerRuntime({ wasmModule, program, imports, worke
       if (!ready) {
         ready = true;
         if (!spare) workerReady(program, workerIndex);
+        feedQueue();
       }
       const guestStart = instance.exports.wasi_thread_start;
       // A trap ends the program (never returns).

@@ -13,8 +13,10 @@
 //      thread has ended yet, or T_RUN_US >= T_START_US: growthPays);
 //   3. else queues the thread (its tid is taken now, from the pool's
 //      counter) and returns: every worker runs queued threads after its own
-//      (runQueuedThreads), and the supervisor hands the queue to idle
-//      workers and starts workers for it when it stalls (watchThreadQueue).
+//      (runQueuedThreads), each worker that comes up starts workers for the
+//      queue with the starts that frees while a new worker pays (feedQueue),
+//      and the supervisor hands the queue to idle workers and starts workers
+//      for it when it stalls (watchThreadQueue).
 //
 // One Int32Array over its own SharedArrayBuffer per program (program.threads),
 // shared by every thread of the program and the supervisor. seq_cst
@@ -339,6 +341,32 @@ function handQueueToIdleWorker(words, claim) {
 // ---------------------------------------------------------------------------
 // The supervisor's side.
 
+// One of `bound` starts, if one is free, for a trampoline
+// (spawnTrampoline(TRAMPOLINE_ARG) -> {tid, grew}: an idle worker's, or a
+// new worker's): true when one is on its way to the queue.
+function startTrampolineWith(words, spawnTrampoline, bound = startsAtOnce()) {
+  if (!tryReserveStart(words, bound)) return false;
+  Atomics.add(words, T_TICKETS, 1);
+  const { tid, grew } = spawnTrampoline(TRAMPOLINE_ARG);
+  if (tid < 0) Atomics.sub(words, T_TICKETS, 1);
+  if (!grew) releaseStart(words);
+  return tid > 0;
+}
+
+// A worker of the program is up (its start is over, one of startsAtOnce()
+// is free): while queued threads outnumber the trampolines on their way to
+// them, the pool has room and a new worker pays (growthPays), it starts
+// workers for them with the free starts, on this thread, at once. A burst of
+// threads that stay alive (each needs a worker of its own) so gets its
+// workers back to back, startsAtOnce() at a time, not when the queue's
+// watcher finds the queue stalled (a start-up time and two polls later).
+export function feedQueue(program, { spawnTrampoline, hasRoom }) {
+  const words = program.threads;
+  while (Atomics.load(words, T_STOP) === 0 && queued(words) > Atomics.load(words, T_TICKETS) && hasRoom() && growthPays(words)) {
+    if (!startTrampolineWith(words, spawnTrampoline)) return;
+  }
+}
+
 // Until the program ends, while threads are queued: every POLL_MS, an idle
 // worker (a worker that went idle just as a thread was queued) gets a
 // trampoline (claim); and it starts workers for the queue (trampolines, with
@@ -354,14 +382,7 @@ function handQueueToIdleWorker(words, claim) {
 export async function watchThreadQueue(program, { claim, spawnTrampoline, hasRoom, workers, cpus, onFullStall = null }) {
   const words = program.threads;
   let warned = false;
-  const startTrampoline = (bound = startsAtOnce()) => {
-    if (!tryReserveStart(words, bound)) return false;
-    Atomics.add(words, T_TICKETS, 1);
-    const { tid, grew } = spawnTrampoline(TRAMPOLINE_ARG);
-    if (tid < 0) Atomics.sub(words, T_TICKETS, 1);
-    if (!grew) releaseStart(words);
-    return tid > 0;
-  };
+  const startTrampoline = (bound) => startTrampolineWith(words, spawnTrampoline, bound);
   while (Atomics.load(words, T_STOP) === 0) {
     const tail = Atomics.load(words, T_QTAIL);
     const head = Atomics.load(words, T_QHEAD);

@@ -24,6 +24,7 @@ import { isMainThread } from "node:worker_threads";
 import { native } from "../native/binding.js";
 import { endOnBrokenPipe, endProgram, parkForever, programOutcome, setProcessEnder } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
+import { createQueueFeeder } from "./pool.js";
 
 const FILE = "lib/program/wasi-c.js";
 const ERRNO_FAULT = 21;
@@ -126,7 +127,15 @@ export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports, wasi } = createImports({ wasmModule, memory, program, threadSpawn });
   const close = () => native.binding.wasiDetach(wasi);
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, close, spare });
+  return createProgramWorkerRuntime({
+    wasmModule,
+    program,
+    imports,
+    workerIndex,
+    close,
+    spare,
+    feedQueue: createQueueFeeder({ wasmModule, memory, processState }),
+  });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns). The

@@ -36,6 +36,7 @@ import { createRequire } from "node:module";
 import { writeAllSync as writeAllToFd } from "../worker/write-sync.js";
 import { endOnBrokenPipe, endProgram, readStdin, writeOutputRing } from "./control.js";
 import { createProgramWorkerRuntime, programImports, programOf, programThreadSpawn, runProgramMainWith } from "./runtime.js";
+import { createQueueFeeder } from "./pool.js";
 
 // node:wasi prints an ExperimentalWarning when it loads; the runner's users
 // did not ask for node:wasi, so that one warning is dropped (in this thread).
@@ -251,7 +252,14 @@ export function createWasiThreadWorkerRuntime({ wasmModule, memory, processState
   const program = programOf(processState, FILE);
   const threadSpawn = programThreadSpawn({ wasmModule, memory, processState });
   const { imports } = createImports({ wasmModule, memory, program, threadSpawn });
-  return createProgramWorkerRuntime({ wasmModule, program, imports, workerIndex, spare });
+  return createProgramWorkerRuntime({
+    wasmModule,
+    program,
+    imports,
+    workerIndex,
+    spare,
+    feedQueue: createQueueFeeder({ wasmModule, memory, processState }),
+  });
 }
 
 // For lib/program/main-worker.js: the guest's main thread (never returns).
