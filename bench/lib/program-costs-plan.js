@@ -38,6 +38,12 @@ const METRICS = [
   ["wasiMs", "  sampled: the guest's imports (WASI calls, spawn)"],
   ["gcMs", "  sampled: garbage collection"],
   ["otherMs", "  sampled: the rest (Node, the runner's JS; idle excluded)"],
+  ["liftoffMs", "  perf: guest CPU in Liftoff code, every thread"],
+  ["liftoffHotMs", "    of it in functions optimized later in the run (before their TurboFan code)"],
+  ["turbofanMs", "  perf: guest CPU in TurboFan code, every thread"],
+  ["firstTurbofanMs", "  perf: the guest's first instruction -> its first in TurboFan code (wall)"],
+  ["bgCompileMs", "  perf: V8's background threads in its compilers (wasm compile, tier-up, JS)"],
+  ["bgMs", "  perf: V8's background threads, all (compile, concurrent GC)"],
 ].map(([key, label, _, better = "lower"]) => ({ key, stat: "value", label, unit: key === "workers" ? "" : "ms", better }));
 
 // A variant that cannot run is left out of the row (a skipped variant would

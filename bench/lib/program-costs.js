@@ -28,8 +28,10 @@
 //     gcMs         sampled time in V8's garbage collector
 //     otherMs      the rest of the sampled time (Node, the runner's JS),
 //                  idle excluded
-// The profiled run is slower than the wall runs (the profiler's cost): its
-// parts say where the time goes, the wall figure says what it costs.
+//   and the tiers (bench/lib/program-tiers.js: one more run under perf):
+//     liftoffMs, liftoffHotMs, turbofanMs, firstTurbofanMs, bgCompileMs, bgMs
+// The profiled runs are slower than the wall runs (the profilers' cost):
+// their parts say where the time goes, the wall figure says what it costs.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -49,6 +51,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
 import { SETTLED_MS } from "../../lib/program/module-cache.js";
+import { perfCommand, tierFigures } from "./program-tiers.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(repoDir, "bin", "wasi-thread-pool.js");
@@ -223,9 +226,10 @@ async function warmModuleCache(file, args, input) {
   timeProcess(file, args, input);
 }
 
-// The runner twice more: marked (the main thread's phases and the exit),
-// then profiled (where the CPU goes; the profiles' writing at exit and the
-// profiler's cost make that run slower: its wall time is not a figure).
+// The runner three times more: marked (the main thread's phases and the
+// exit), profiled (where the CPU goes; the profiles' writing at exit and the
+// profiler's cost make that run slower: its wall time is not a figure), and
+// under perf (the tiers).
 function breakdown(file, args, input) {
   const work = mkdtempSync(join(tmpdir(), "wtp-costs-prof-"));
   const marksFile = join(work, "marks.json");
@@ -234,10 +238,20 @@ function breakdown(file, args, input) {
     const marks = existsSync(marksFile) ? JSON.parse(readFileSync(marksFile, "utf8")) : null;
     timeProcess(file, ["--cpu-prof", `--cpu-prof-dir=${join(work, "prof")}`, ...args], input);
     const profiles = readdirSync(join(work, "prof")).map((f) => JSON.parse(readFileSync(join(work, "prof", f), "utf8")));
-    return { ...markFigures(marks, markedMs), ...profileFigures(profiles) };
+    return { ...markFigures(marks, markedMs), ...profileFigures(profiles), ...tiers(file, args, input, work) };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+// The tiers' figures, or none where perf cannot run here.
+function tiers(file, args, input, work) {
+  try {
+    timeProcess(...perfCommand(file, args, work), input);
+  } catch {
+    return {}; // no perf, or not allowed: the figures are left out
+  }
+  return tierFigures(work);
 }
 
 function markFigures(marks, wallMs) {
