@@ -1,5 +1,7 @@
 // The bench's group 13 (bench/lib/program-costs-plan.js, program-tiers.js):
-// the tiers read from perf's samples.
+// its rows in the full and the quick run, the tiers read from perf's samples,
+// and the targets evaluated on the Node 24 rows with the machine's Node's
+// figures beside.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -7,8 +9,27 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { programCostScenarios, programCostTargets } from "../bench/lib/program-costs-plan.js";
 import { classify, perfCommand, tierFigures } from "../bench/lib/program-tiers.js";
 import { watToBytes } from "./fixtures/build.js";
+
+const full = (f) => f;
+const quick = (_, q) => q;
+
+test("the rows: zstd -V, the 512 MiB rows (8 MiB in the quick run), and 20 runs in a row per program up to 64 MiB", () => {
+  const rows = new Map(programCostScenarios(full).map((s) => [s.id, s]));
+  assert.equal(rows.get("costs-zstd-V").params.program, "zstd-V");
+  assert.equal(rows.get("costs-zstd-T2-512").params.mib, 512);
+  assert.equal(rows.get("costs-zstd-d-512").params.mib, 512);
+  assert.equal(rows.get("costs-spread-zstd-d").params.runs, 20);
+  assert.equal(rows.get("costs-spread-zstd-d").params.breakdown, false);
+  assert.equal(rows.has("costs-spread-zstd-d-512"), false);
+  for (const row of rows.values()) assert.equal(row.otherNode, true, `${row.id} runs on Node 24 too`);
+  const small = new Map(programCostScenarios(quick).map((s) => [s.id, s]));
+  assert.equal(small.get("costs-zstd-d-512").params.mib, 8);
+  assert.equal(small.get("costs-spread-zstd-d").params.runs, 3);
+  assert.deepEqual([...small.keys()], [...rows.keys()]);
+});
 
 const sample = (comm, tid, time, sym) => ({ comm, pid: 1, tid, time, sym });
 
@@ -94,3 +115,41 @@ test(
     }
   },
 );
+
+test("the targets: Node 24's rows decide, the machine's Node's figure beside; the spread of 20 runs", () => {
+  const results = {
+    "costs-hello@node24": { runner: 32, node: 25 },
+    "costs-hello": { runner: 120, node: 80 },
+    "costs-zstd-V@node24": { runner: 50, node: 25 },
+    "costs-zstd-d-512@node24": { runner: 1000, native: 850 },
+    "costs-spread-pigz-c@node24": { runner: 2.5, native: 1.1 },
+    "costs-spread-pigz-c": { runner: 1.2 },
+  };
+  const figure = (id, variant, metric) =>
+    metric === "slowestRatio:value" || metric === "wallMs:value" ? results[id]?.[variant] : undefined;
+  const fr = (v) => (Number.isFinite(v) ? v.toFixed(2) : "-");
+  const f1 = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : "-");
+  const added = [];
+  programCostTargets((key, name, want, value, ok, figureText, note) => added.push({ name, want, value, ok, figureText, note }), {
+    figure,
+    fr,
+    f1,
+  });
+  assert.deepEqual(
+    added.map((t) => [t.want, t.ok]),
+    [
+      ["<= 1.3", true],
+      ["<= +20 ms", false],
+      ["<= 1.2", true],
+      ["<= 2", false],
+    ],
+  );
+  const [hello, version, big, spread] = added;
+  assert.match(hello.name, /hello world.*Node 24/);
+  assert.equal(hello.value, 32 / 25);
+  assert.match(hello.note, /^Node \d+: 1\.50 \(120 ms against 80 ms\)$/);
+  assert.equal(version.value, 25);
+  assert.match(version.figureText, /^\+25 ms \(50 ms against 25 ms\)$/);
+  assert.match(big.name, /zstd -d .*512 MiB: runner \/ native/);
+  assert.match(spread.note, /1\.20; native's own: 1\.10/);
+});

@@ -1,9 +1,11 @@
-// The fixed costs of a run of a real program (issue 29): whole processes of
-// `wasi-thread-pool run PROGRAM` against the same program native (Debian's
-// build, where the machine has it) and `node -e 0`, the floor; and, for the
-// runner, one more run that says where its time goes:
+// The fixed costs of a run of a real program (issues 29 and 38): whole
+// processes of `wasi-thread-pool run PROGRAM` against the same program native
+// (Debian's build, where the machine has it) and `node -e 0`, the floor; and,
+// for the runner, more runs that say where its time goes:
 //
-//   wall      median of `runs` processes, stdin from a file, stdout to one
+//   wallMs     median of `runs` processes, stdin from a file, stdout to one
+//   slowestMs  the slowest of them
+//   slowestRatio  slowestMs / wallMs (the spread rows: 20 runs in a row)
 //
 // Variants: "node" (node -e 0), "runner" (the CLI with its module cache warm:
 // what every run after a module's first costs; the cache is in
@@ -76,6 +78,7 @@ const HELLO_WAT = `(module
 
 // name -> {wasm, args, input ("tar" | "zst" | "gz" | null), native: [tool, args]}
 export const PROGRAMS = {
+  "zstd-V": { wasm: "zstd.wasm", args: ["-V"], input: null, native: ["zstd", ["-V"]] },
   "zstd-d": { wasm: "zstd.wasm", args: ["-d", "-c"], input: "zst", native: ["zstd", ["-d", "-c"]] },
   "zstd-T2": { wasm: "zstd.wasm", args: ["-T2", "-3", "-c"], input: "tar", native: ["zstd", ["-T2", "-3", "-c"]] },
   "pigz-d": { wasm: "pigz.wasm", args: ["-p", "2", "-d", "-c"], input: "gz", native: ["pigz", ["-p", "2", "-d", "-c"]] },
@@ -199,16 +202,18 @@ export async function commandOf(name, variant) {
   return [process.execPath, [CLI, "run", wasm, ...program.args]];
 }
 
-// The figures of one variant of one program: {wallMs} (and the runner's
-// breakdown).
-export async function programCosts(name, variant, { runs = 3, mib = 64 } = {}) {
+// The figures of one variant of one program: {wallMs, slowestMs,
+// slowestRatio} (and the runner's breakdown, unless `breakdown` is false).
+export async function programCosts(name, variant, { runs = 3, mib = 64, breakdown: parts = true } = {}) {
   const input = inputFile(PROGRAMS[name].input, mib);
   const [file, args] = await commandOf(name, variant);
   if (variant === "runner") await warmModuleCache(file, args, input);
   const walls = [];
   for (let i = 0; i < runs; i++) walls.push(timeProcess(file, args, input));
-  const figures = { wallMs: median(walls) };
-  if (variant === "runner") Object.assign(figures, breakdown(file, args, input));
+  const wallMs = median(walls);
+  const slowestMs = Math.max(...walls);
+  const figures = { wallMs, slowestMs, slowestRatio: slowestMs / wallMs };
+  if (variant === "runner" && parts) Object.assign(figures, breakdown(file, args, input));
   return figures;
 }
 
