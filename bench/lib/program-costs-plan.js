@@ -151,6 +151,9 @@ const SPREAD_MOST = 2;
 export const PROGRAM_COST_BOUNDS =
   "Node's boot (node -e 0) and a worker's boot per thread are the floor; the rest is the breakdown's rows (the tiers: Liftoff time before TurboFan code, the background compile).";
 
+const SPREAD_BOUNDS =
+  "A run is a whole process on a shared machine: native's own slowest/median over the same number of runs, beside, is the machine's share; the breakdown rows say which part of the runner's run grows.";
+
 const AGAINST = { node: "node -e 0", native: "native" };
 
 export function programCostTargets(add, { figure, fr, f1 }) {
@@ -192,7 +195,7 @@ export function programCostTargets(add, { figure, fr, f1 }) {
       theirs <= SPREAD_MOST,
       `${fr(theirs)}`,
       `${here}: ${fr(ours)}${Number.isFinite(native) ? `; native's own: ${fr(native)}` : ""}`,
-      PROGRAM_COST_BOUNDS,
+      SPREAD_BOUNDS,
     );
   }
 }
