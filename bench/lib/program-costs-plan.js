@@ -189,7 +189,7 @@ export function programCostTargets(add, { figure, fr, f1 }) {
     const native = figure(id + other, "native", "slowestRatio:value");
     add(
       "programCosts",
-      `${nameOf(row)}: the slowest run of the runner's in a row / their median, Node ${OTHER_MAJOR}`,
+      `${nameOf(row)}: the runner's slowest of its runs in a row / their median, Node ${OTHER_MAJOR}`,
       `<= ${SPREAD_MOST}`,
       theirs,
       theirs <= SPREAD_MOST,
