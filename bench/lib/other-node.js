@@ -10,7 +10,7 @@
 
 import { execFileSync } from "node:child_process";
 
-const OTHER_MAJOR = "24";
+export const OTHER_MAJOR = "24";
 
 // {path, version} of the pinned binary, or {missing: why}.
 function otherNode(repoDir) {

@@ -1,9 +1,11 @@
-// The fixed costs of a run of a real program (issue 29): whole processes of
-// `wasi-thread-pool run PROGRAM` against the same program native (Debian's
-// build, where the machine has it) and `node -e 0`, the floor; and, for the
-// runner, one more run that says where its time goes:
+// The fixed costs of a run of a real program (issues 29 and 38): whole
+// processes of `wasi-thread-pool run PROGRAM` against the same program native
+// (Debian's build, where the machine has it) and `node -e 0`, the floor; and,
+// for the runner, more runs that say where its time goes:
 //
-//   wall      median of `runs` processes, stdin from a file, stdout to one
+//   wallMs     median of `runs` processes, stdin from a file, stdout to one
+//   slowestMs  the slowest of them
+//   slowestRatio  slowestMs / wallMs (the spread rows: 20 runs in a row)
 //
 // Variants: "node" (node -e 0), "runner" (the CLI with its module cache warm:
 // what every run after a module's first costs; the cache is in
@@ -28,8 +30,10 @@
 //     gcMs         sampled time in V8's garbage collector
 //     otherMs      the rest of the sampled time (Node, the runner's JS),
 //                  idle excluded
-// The profiled run is slower than the wall runs (the profiler's cost): its
-// parts say where the time goes, the wall figure says what it costs.
+//   and the tiers (bench/lib/program-tiers.js: one more run under perf):
+//     liftoffMs, liftoffHotMs, turbofanMs, firstTurbofanMs, bgCompileMs, bgMs
+// The profiled runs are slower than the wall runs (the profilers' cost):
+// their parts say where the time goes, the wall figure says what it costs.
 
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -49,6 +53,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
 import { SETTLED_MS } from "../../lib/program/module-cache.js";
+import { perfCommand, tierFigures } from "./program-tiers.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(repoDir, "bin", "wasi-thread-pool.js");
@@ -73,6 +78,7 @@ const HELLO_WAT = `(module
 
 // name -> {wasm, args, input ("tar" | "zst" | "gz" | null), native: [tool, args]}
 export const PROGRAMS = {
+  "zstd-V": { wasm: "zstd.wasm", args: ["-V"], input: null, native: ["zstd", ["-V"]] },
   "zstd-d": { wasm: "zstd.wasm", args: ["-d", "-c"], input: "zst", native: ["zstd", ["-d", "-c"]] },
   "zstd-T2": { wasm: "zstd.wasm", args: ["-T2", "-3", "-c"], input: "tar", native: ["zstd", ["-T2", "-3", "-c"]] },
   "pigz-d": { wasm: "pigz.wasm", args: ["-p", "2", "-d", "-c"], input: "gz", native: ["pigz", ["-p", "2", "-d", "-c"]] },
@@ -196,16 +202,18 @@ export async function commandOf(name, variant) {
   return [process.execPath, [CLI, "run", wasm, ...program.args]];
 }
 
-// The figures of one variant of one program: {wallMs} (and the runner's
-// breakdown).
-export async function programCosts(name, variant, { runs = 3, mib = 64 } = {}) {
+// The figures of one variant of one program: {wallMs, slowestMs,
+// slowestRatio} (and the runner's breakdown, unless `breakdown` is false).
+export async function programCosts(name, variant, { runs = 3, mib = 64, breakdown: parts = true } = {}) {
   const input = inputFile(PROGRAMS[name].input, mib);
   const [file, args] = await commandOf(name, variant);
   if (variant === "runner") await warmModuleCache(file, args, input);
   const walls = [];
   for (let i = 0; i < runs; i++) walls.push(timeProcess(file, args, input));
-  const figures = { wallMs: median(walls) };
-  if (variant === "runner") Object.assign(figures, breakdown(file, args, input));
+  const wallMs = median(walls);
+  const slowestMs = Math.max(...walls);
+  const figures = { wallMs, slowestMs, slowestRatio: slowestMs / wallMs };
+  if (variant === "runner" && parts) Object.assign(figures, breakdown(file, args, input));
   return figures;
 }
 
@@ -223,9 +231,10 @@ async function warmModuleCache(file, args, input) {
   timeProcess(file, args, input);
 }
 
-// The runner twice more: marked (the main thread's phases and the exit),
-// then profiled (where the CPU goes; the profiles' writing at exit and the
-// profiler's cost make that run slower: its wall time is not a figure).
+// The runner three times more: marked (the main thread's phases and the
+// exit), profiled (where the CPU goes; the profiles' writing at exit and the
+// profiler's cost make that run slower: its wall time is not a figure), and
+// under perf (the tiers).
 function breakdown(file, args, input) {
   const work = mkdtempSync(join(tmpdir(), "wtp-costs-prof-"));
   const marksFile = join(work, "marks.json");
@@ -234,10 +243,20 @@ function breakdown(file, args, input) {
     const marks = existsSync(marksFile) ? JSON.parse(readFileSync(marksFile, "utf8")) : null;
     timeProcess(file, ["--cpu-prof", `--cpu-prof-dir=${join(work, "prof")}`, ...args], input);
     const profiles = readdirSync(join(work, "prof")).map((f) => JSON.parse(readFileSync(join(work, "prof", f), "utf8")));
-    return { ...markFigures(marks, markedMs), ...profileFigures(profiles) };
+    return { ...markFigures(marks, markedMs), ...profileFigures(profiles), ...tiers(file, args, input, work) };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+// The tiers' figures, or none where perf cannot run here.
+function tiers(file, args, input, work) {
+  try {
+    timeProcess(...perfCommand(file, args, work), input);
+  } catch {
+    return {}; // no perf, or not allowed: the figures are left out
+  }
+  return tierFigures(work);
 }
 
 function markFigures(marks, wallMs) {

@@ -338,7 +338,7 @@ export function evaluateTargets(results) {
     fr,
     f1,
   });
-  // --- Group 12, a real program's fixed costs (issue 29): bench/lib/program-costs-plan.js.
+  // --- Group 13, a real program's fixed costs (issues 29 and 38), on Node 24: bench/lib/program-costs-plan.js.
   programCostTargets(add, { figure: (id, variant, metric) => figure(results, id, variant, metric), fr, f1 });
   return out;
 }
