@@ -23,6 +23,8 @@
 #   libclang-rt-19-dev-wasm32 compiler-rt's builtins for wasm32, which that link needs
 #   zstd                      the system's zstd, to check zstd.wasm's output
 #                             (test/program-wasi-real.test.js; gzip is in the base system)
+#   pigz                      the native pigz the bench's program rows compare with
+#   linux-perf                the bench's tier figures (group 13: perf record)
 #   rustc-web cargo-web       Rust 1.96 and its std's source, to build the
 #   rust-web-src              wasm32-wasip1-threads crate of the cargo runner test
 #                             offline with -Zbuild-std (test/cargo-runner.test.js)
@@ -34,7 +36,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential python3 clang lld clang-format libclang-rt-14-dev spin chromium
   qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross musl-tools wine64
-  clang-19 lld-19 llvm-19 libclang-rt-19-dev-wasm32 zstd rustc-web cargo-web rust-web-src)
+  clang-19 lld-19 llvm-19 libclang-rt-19-dev-wasm32 zstd pigz linux-perf rustc-web cargo-web rust-web-src)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
