@@ -47,3 +47,24 @@ export function runSpreadScenarios(Q) {
     };
   });
 }
+
+// The issue's target: no run 2x the median of its kind, on each Node.
+export function runSpreadTargets(add, { figure, fr, f1 }) {
+  for (const [program, title] of Object.entries(TITLES)) {
+    for (const id of [`spread-${program}`, `spread-${program}@node24`]) {
+      const q = figure(id, "auto", "maxOverMedian:value");
+      if (!Number.isFinite(q)) continue;
+      const node = id.endsWith("@node24") ? "Node 24" : "the machine's Node";
+      add(
+        "runSpread",
+        `${title}, ${node}: slowest run / median`,
+        "< 2",
+        q,
+        q < 2,
+        `${fr(q)} (${f1(figure(id, "auto", "maxMs:value"), 0)} ms against ${f1(figure(id, "auto", "medianMs:value"), 0)} ms)`,
+        `with huge pages however the host reclaims (=1): ${fr(figure(id, "huge", "maxOverMedian:value"))}`,
+        "",
+      );
+    }
+  }
+}
