@@ -3,13 +3,16 @@
 // the mapping behind a program's memory carries the advice ("hg" in its
 // /proc/self/smaps flags) as soon as makeProgramMemory made it, reserved or
 // not; WASI_THREAD_POOL_HUGE_PAGES=0 leaves it without; a bad value is a
-// RangeError naming the variable. Elsewhere (and without the addon) nothing
-// is advised. A finished program's memory given back (releaseProgramMemory)
+// RangeError naming the variable. Where the kernel hands free huge pages
+// back to a hypervisor (free page reporting: a virtio balloon that
+// negotiated it, reporting blocks no larger than a huge page) nothing is
+// advised unless WASI_THREAD_POOL_HUGE_PAGES=1 asks for it. Elsewhere (and
+// without the addon) nothing is advised. A finished program's memory given back (releaseProgramMemory)
 // is no longer resident (the Rss of its mapping), reads zero and takes
 // writes. The C side: test/c/test_memory.c.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { native } from "../lib/native/binding.js";
 import { adviseHugePages, hugePagesWanted, makeProgramMemory, releaseProgramMemory } from "../lib/program/memory.js";
@@ -46,6 +49,33 @@ function residentKiB(range) {
   return -1;
 }
 
+// Whether this machine's kernel reports free huge pages to a hypervisor,
+// read here as the C side reads it (src/os/memory_linux.c; test_memory.c
+// holds it to made-up trees).
+function freeHugePagesReported() {
+  const read = (path) => (existsSync(path) ? readFileSync(path, "utf8").trim() : null);
+  const hpage = Number(read("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"));
+  const balloons = "/sys/bus/virtio/drivers/virtio_balloon";
+  const devices = existsSync(balloons) ? readdirSync(balloons).filter((name) => name.startsWith("virtio")) : [];
+  const reporting = devices.some((name) => read(`${balloons}/${name}/features`)?.[5] === "1");
+  const order = read("/sys/module/page_reporting/parameters/page_reporting_order");
+  return hpage >= 4096 && reporting && (order === null || 4096 * 2 ** Number(order) <= hpage);
+}
+const reported = linuxSkip ? false : freeHugePagesReported();
+
+// Runs fn with WASI_THREAD_POOL_HUGE_PAGES set to value (undefined: unset).
+function withHugePagesEnv(value, fn) {
+  const saved = process.env.WASI_THREAD_POOL_HUGE_PAGES;
+  if (value === undefined) delete process.env.WASI_THREAD_POOL_HUGE_PAGES;
+  else process.env.WASI_THREAD_POOL_HUGE_PAGES = value;
+  try {
+    return fn();
+  } finally {
+    if (saved === undefined) delete process.env.WASI_THREAD_POOL_HUGE_PAGES;
+    else process.env.WASI_THREAD_POOL_HUGE_PAGES = saved;
+  }
+}
+
 const added = (before) => [...advisedMappings()].filter((r) => !before.has(r));
 const PAGES = { initial: 16, maximum: 64 }; // 4 MiB at its maximum
 
@@ -60,14 +90,28 @@ describe("the program's memory and huge pages", () => {
     });
   });
 
-  test("a program's memory, reserved or not, is advised where it is made", { skip: linuxSkip }, () => {
-    for (const reserved of [true, false]) {
-      const before = advisedMappings();
-      const { memory } = makeProgramMemory(PAGES, reserved);
-      assert.ok(added(before).length >= 1, `reserved: ${reserved}: no mapping took the advice`);
-      new Uint8Array(memory.buffer).fill(7); // still plain memory
-      assert.equal(new Uint8Array(memory.buffer)[memory.buffer.byteLength - 1], 7);
-    }
+  test(
+    "a program's memory, reserved or not, is advised where it is made, unless free huge pages go to a hypervisor",
+    { skip: linuxSkip },
+    () => {
+      for (const [value, advised] of [
+        [undefined, !reported],
+        ["1", true],
+      ]) {
+        for (const reserved of [true, false]) {
+          const before = advisedMappings();
+          const { memory } = withHugePagesEnv(value, () => makeProgramMemory(PAGES, reserved));
+          const what = `HUGE_PAGES=${value}, reserved: ${reserved}, reported: ${reported}`;
+          assert.equal(added(before).length >= 1, advised, `${what}: advised should be ${advised}`);
+          new Uint8Array(memory.buffer).fill(7); // still plain memory
+          assert.equal(new Uint8Array(memory.buffer)[memory.buffer.byteLength - 1], 7);
+        }
+      }
+    },
+  );
+
+  test("the addon sees free page reporting as this machine has it", { skip: linuxSkip }, () => {
+    assert.equal(native.binding.freeHugePagesReported(), reported);
   });
 
   test("WASI_THREAD_POOL_HUGE_PAGES=0: no advice", { skip: linuxSkip }, () => {
@@ -75,13 +119,15 @@ describe("the program's memory and huge pages", () => {
     const before = advisedMappings();
     assert.equal(adviseHugePages(memory, { WASI_THREAD_POOL_HUGE_PAGES: "0" }), false);
     assert.deepEqual(added(before), []);
-    assert.equal(adviseHugePages(memory, {}), true);
+    assert.equal(adviseHugePages(memory, {}), !reported);
+    assert.equal(added(before).length >= 1, !reported);
+    assert.equal(adviseHugePages(memory, { WASI_THREAD_POOL_HUGE_PAGES: "1" }), true);
     assert.ok(added(before).length >= 1);
   });
 
   test("a finished program's memory goes back to the OS: no longer resident, zero, still writable", { skip: linuxSkip }, () => {
     const before = advisedMappings();
-    const { memory } = makeProgramMemory(PAGES, true);
+    const { memory } = withHugePagesEnv("1", () => makeProgramMemory(PAGES, true)); // its mapping found by the advice
     const [range] = added(before);
     const bytes = new Uint8Array(memory.buffer);
     bytes.fill(9);

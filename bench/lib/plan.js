@@ -21,6 +21,7 @@ import { runnerScenarios } from "./runner-plan.js";
 import { threadStartScenarios } from "./thread-start.js";
 import { memoryGrowthScenarios } from "./memory-growth-plan.js";
 import { programCostScenarios } from "./program-costs-plan.js";
+import { runSpreadScenarios } from "./run-spread-plan.js";
 import { embedderScenarios } from "./embedder-plan.js";
 
 // Quick mode (CI smoke) runs each scenario script once on small sizes and
@@ -754,6 +755,8 @@ export function buildPlan({ quick }) {
   plan.push(...programCostScenarios(Q));
   // Group 14, a long-running embedder (issue 36): a block of its own.
   plan.push(...embedderScenarios(Q));
+  // Group 15, the spread of a program's runs: a block of its own.
+  plan.push(...runSpreadScenarios(Q));
   // Run order: the C references first, right before the handoff scenario, so
   // that the floor and the handoff it bounds are measured minutes apart at
   // most on a machine whose load drifts. The report lists them by group.

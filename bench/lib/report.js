@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { runnerTargets } from "./runner-plan.js";
 import { groupLoad, groupLoadText } from "./load.js";
 import { programCostTargets } from "./program-costs-plan.js";
+import { runSpreadTargets } from "./run-spread-plan.js";
 
 // ---------------------------------------------------------------------------
 // Lookup helpers over the aggregated results.
@@ -340,6 +341,8 @@ export function evaluateTargets(results) {
   });
   // --- Group 13, a real program's fixed costs (issues 29 and 38), on Node 24: bench/lib/program-costs-plan.js.
   programCostTargets(add, { figure: (id, variant, metric) => figure(results, id, variant, metric), fr, f1 });
+  // --- Group 15, the spread of a program's runs: bench/lib/run-spread-plan.js.
+  runSpreadTargets(add, { figure: (id, variant, metric) => figure(results, id, variant, metric), fr, f1 });
   return out;
 }
 

@@ -16,8 +16,13 @@
 // The memory is also advised to the OS for huge pages (src/os/wtp_memory.h:
 // Linux's transparent huge pages; nothing elsewhere), before any thread
 // touches it: a program's first touches of tens of MiB cost one fault per
-// 2 MiB instead of one per 4 KiB (the bench's group 13).
-// WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default.
+// 2 MiB instead of one per 4 KiB (the bench's group 13). Not where the
+// kernel hands free huge-page-sized blocks back to a hypervisor (free page
+// reporting): there each huge page's first touch waits for the host to back
+// it again, and a program that touches hundreds of MiB took 3-4 times as
+// long whenever its memory had been free for a few seconds.
+// WASI_THREAD_POOL_HUGE_PAGES=0 leaves it to the system's default; =1 asks
+// for huge pages there too.
 
 import { native } from "../native/binding.js";
 import { createMemoryCounter, importsMemoryCounter } from "../wasm/memory-counter.js";
@@ -31,11 +36,21 @@ export function hugePagesWanted(env = process.env) {
   return envSwitch(env, HUGE_PAGES_ENV);
 }
 
-// Whether the OS took the advice (false: not asked, no addon, an addon
-// without adviseHugePages, or an OS that takes no such advice).
+// Whether huge pages are worth advising here: wanted, and either asked for
+// outright (=1) or the OS does not hand free huge pages to a hypervisor.
+function hugePagesPay(env) {
+  if (!hugePagesWanted(env)) return false;
+  if (env[HUGE_PAGES_ENV] === "1") return true;
+  const reported = native.binding?.freeHugePagesReported;
+  return typeof reported !== "function" || !reported();
+}
+
+// Whether the OS took the advice (false: not asked, not worth it here, no
+// addon, an addon without adviseHugePages, or an OS that takes no such
+// advice).
 export function adviseHugePages(memory, env = process.env) {
   const advise = native.binding?.adviseHugePages;
-  if (typeof advise !== "function" || !hugePagesWanted(env)) return false;
+  if (typeof advise !== "function" || !hugePagesPay(env)) return false;
   return advise(new Uint8Array(memory.buffer));
 }
 

@@ -1007,6 +1007,19 @@ static napi_value js_advise_huge_pages(napi_env env, napi_callback_info info) {
                        wtp__os_advise_huge_pages);
 }
 
+/* freeHugePagesReported() -> boolean: wtp__os_free_huge_pages_reported over
+ * the system's sysfs (lib/program/memory.js: where it is true, a program's
+ * memory is not advised for huge pages). */
+static napi_value js_free_huge_pages_reported(napi_env env,
+                                              napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  WTP_NAPI_CALL(
+      env,
+      napi_get_boolean(env, wtp__os_free_huge_pages_reported("/sys"), &result));
+  return result;
+}
+
 /* releasePages(view) -> boolean: wtp__os_release_pages over the bytes of a
  * Uint8Array (the runner's, over the memory of a program whose every thread
  * has stopped: lib/program/memory.js). True when the OS took the pages. */
@@ -1136,6 +1149,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
        napi_enumerable, NULL},
       {"releasePages", NULL, js_release_pages, NULL, NULL, NULL,
        napi_enumerable, NULL},
+      {"freeHugePagesReported", NULL, js_free_huge_pages_reported, NULL, NULL,
+       NULL, napi_enumerable, NULL},
   };
   WTP_NAPI_CALL(
       env, napi_define_properties(

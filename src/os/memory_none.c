@@ -16,3 +16,8 @@ bool wtp__os_release_pages(void* base, size_t length) {
   (void)length;
   return false;
 }
+
+bool wtp__os_free_huge_pages_reported(const char* sysfs) {
+  (void)sysfs;
+  return false; /* no huge page advice to weigh */
+}

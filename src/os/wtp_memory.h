@@ -4,7 +4,8 @@
  * exactly one). It includes the C library and the OS's headers only.
  *
  *   memory_linux.c  madvise(2): MADV_HUGEPAGE (transparent huge pages) and
- *                   MADV_DONTNEED (pages given back)
+ *                   MADV_DONTNEED (pages given back); sysfs, read-only, for
+ *                   whether a hypervisor takes free huge pages back
  *   memory_none.c   every other OS: no advice is given, no page given back
  *
  * The runner asks it for a program's wasm memory (lib/program/memory.js):
@@ -31,6 +32,20 @@
  * The range must stay mapped during the call (the caller holds the V8
  * backing store it belongs to). Returns true when the OS took the advice. */
 bool wtp__os_advise_huge_pages(void* base, size_t length);
+
+/* Whether the kernel hands free memory in blocks of a huge page's size back
+ * to the hypervisor it runs under (free page reporting: a virtio balloon
+ * with the reporting feature, as Firecracker's, QEMU's free-page-reporting
+ * and cloud VMs give), read from the sysfs tree mounted at `sysfs` ("/sys";
+ * the tests pass a tree of their own). There a huge page's first touch takes
+ * a block the host has taken back, and the kernel's zeroing of its 2 MiB
+ * waits for the host to back it again: milliseconds per huge page, several
+ * times what the 4 KiB pages cost (which mostly come from smaller free
+ * blocks the host still backs). So the advice above costs a program more
+ * than it saves, whenever the memory it reuses was freed a few seconds ago.
+ * False where any file it needs is missing or unreadable (no reporting
+ * device, no transparent huge pages) or `sysfs` is NULL. */
+bool wtp__os_free_huge_pages_reported(const char* sysfs);
 
 /* Gives the whole pages inside [base, base + length) back to the OS: they are
  * no longer resident, and read as zero when next touched (then the OS backs

@@ -5,14 +5,21 @@
  * Released pages (wtp__os_release_pages) are no longer resident (mincore),
  * read as zero and take writes; the partial pages at the range's ends keep
  * their content. A range with no whole page, NULL and a range that wraps are
- * refused before any system call. The portable build (memory_none.c,
- * -DWTP_TEST_MEMORY_NONE) takes no advice and releases nothing. */
+ * refused before any system call. Free huge pages count as reported to a
+ * hypervisor (wtp__os_free_huge_pages_reported) exactly when a virtio
+ * balloon negotiated free page reporting and reports blocks no larger than a
+ * transparent huge page: checked on made-up sysfs trees, with missing,
+ * malformed and oversized files. The portable build (memory_none.c,
+ * -DWTP_TEST_MEMORY_NONE) takes no advice, releases nothing and sees no
+ * reporting. */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../src/os/wtp_memory.h"
@@ -143,10 +150,99 @@ static void test_refused_ranges(void) {
   munmap(base, REGION);
 }
 
+/* A made-up sysfs tree: root + rel holds text (the folders made as needed);
+ * text NULL removes the file. */
+static void put(const char* root, const char* rel, const char* text) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s%s", root, rel);
+  for (char* slash = strchr(path + strlen(root) + 1, '/'); slash != NULL;
+       slash = strchr(slash + 1, '/')) {
+    *slash = '\0';
+    mkdir(path, 0700);
+    *slash = '/';
+  }
+  if (text == NULL) {
+    unlink(path);
+    return;
+  }
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+#define HPAGE "/kernel/mm/transparent_hugepage/hpage_pmd_size"
+#define ORDER "/module/page_reporting/parameters/page_reporting_order"
+#define BALLOON "/bus/virtio/drivers/virtio_balloon"
+/* Bits 0-5 and more, as the kernel prints them: bit 5 is reporting. */
+#define REPORTING "0110010100000000000000000000000010\n"
+#define NO_REPORTING "0110000100000000000000000000000010\n"
+
+static void test_free_huge_pages_reported(void) {
+  char root[] = "/tmp/wtp-sysfs-XXXXXX";
+  CHECK(mkdtemp(root) != NULL);
+  char hpage[32], order_9[8];
+  snprintf(hpage, sizeof(hpage), "%zu\n", page << 9); /* order 9 */
+  snprintf(order_9, sizeof(order_9), "9\n");
+  put(root, HPAGE, hpage);
+  put(root, ORDER, order_9);
+  put(root, BALLOON "/bind", "");
+  put(root, BALLOON "/virtio3/features", REPORTING);
+#ifdef WTP_TEST_MEMORY_NONE
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+#else
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, "8\n"); /* smaller blocks: huge ones too */
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, "10\n"); /* only blocks of two huge pages or more */
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, NULL); /* before Linux 5.18: a huge page's order */
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, "nine\n"); /* unreadable: the same */
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, "99999999999999999999999\n");
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, ORDER, order_9);
+  put(root, BALLOON "/virtio3/features", NO_REPORTING);
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, BALLOON "/virtio3/features", "01100\n"); /* no bit 5 */
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, BALLOON "/virtio3/features", "");
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, BALLOON "/virtio7/features", REPORTING); /* a second balloon */
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, BALLOON "/virtio7/features", NULL);
+  put(root, BALLOON "/virtio3/features", REPORTING);
+  put(root, HPAGE, "0\n"); /* no transparent huge pages */
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, HPAGE, "-2097152\n");
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, HPAGE, NULL);
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  put(root, HPAGE, hpage);
+  CHECK(wtp__os_free_huge_pages_reported(root));
+  put(root, BALLOON "/virtio3/features", NULL); /* no balloon device */
+  CHECK(!wtp__os_free_huge_pages_reported(root));
+  /* A root whose paths do not fit PATH_MAX. */
+  static char long_root[8192];
+  memset(long_root, 'a', sizeof(long_root) - 1);
+  long_root[0] = '/';
+  CHECK(!wtp__os_free_huge_pages_reported(long_root));
+#endif
+  CHECK(!wtp__os_free_huge_pages_reported(NULL));
+  CHECK(!wtp__os_free_huge_pages_reported("/nonexistent-wtp-sysfs"));
+  (void)wtp__os_free_huge_pages_reported("/sys"); /* this machine's: any */
+  char cleanup[64];
+  snprintf(cleanup, sizeof(cleanup), "rm -rf '%s'", root);
+  CHECK(system(cleanup) == 0);
+}
+
 int main(void) {
   page = (size_t)sysconf(_SC_PAGESIZE);
   RUN(test_inner_pages_advised);
   RUN(test_release_pages);
   RUN(test_refused_ranges);
+  RUN(test_free_huge_pages_reported);
   return harness_summary("test_memory");
 }
