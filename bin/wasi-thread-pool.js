@@ -3,7 +3,7 @@
 // program and exits with its exit code (lib/program/cli-main.js). CommonJS
 // (bin/package.json), loading the CLI's one-file build where there is one
 // (dist/cli-main.cjs: no ES module loader, no module graph to resolve at
-// start-up; docs/runner.md, "What a thread costs"), else the module itself.
+// start-up; docs/runner.md, "What a run costs"), else the module itself.
 // The paths are lib/worker/entries.js's "cli" entry (an ES module, which this
 // CommonJS file cannot load synchronously); WASI_THREAD_POOL_WORKER_BUNDLES=0
 // takes the module, as it does for the workers. The built file is named to
