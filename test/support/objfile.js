@@ -416,6 +416,10 @@ const LIBC = new Set([
   "_exit",
   // A program's memory advised for huge pages (src/os/memory_linux.c; glibc 2.2.5 / 2.17 on arm64).
   "madvise",
+  // Whether the kernel hands free huge pages back to its hypervisor: the virtio balloons' sysfs
+  // folders listed and their feature bits read (src/os/memory_linux.c).
+  "opendir",
+  "strcspn",
 ]);
 const LINUX_LIBRARIES = {
   glibc: new Set(["libc.so.6", "libpthread.so.0", "libm.so.6", "libdl.so.2"]),
