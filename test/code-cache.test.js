@@ -173,11 +173,17 @@ test("the CLI keeps its built file's code and runs the same from it", async (t) 
       "hello.wat",
     ),
   );
-  const hello = () => {
-    const r = spawnSync(process.execPath, [CLI, "run", wat], { encoding: "utf8", env: { ...process.env, [CACHE_DIR_ENV]: dir } });
+  const hello = (options = [], into = dir) => {
+    const r = spawnSync(process.execPath, [CLI, "run", ...options, wat], {
+      encoding: "utf8",
+      env: { ...process.env, [CACHE_DIR_ENV]: into },
+    });
     assert.equal(r.status, 0, r.stderr);
     return r.stdout;
   };
+  const moduleCacheOff = join(work, "cli-cache-n");
+  assert.equal(hello(["-C", "cache=n"], moduleCacheOff), "hello\n");
+  assert.equal(entries(moduleCacheOff).length, 1, "-C cache=n is the module cache's switch only");
   assert.equal(hello(), "hello\n");
   assert.equal(entries(dir).length, 1, "the run that reached its program kept the code");
   const kept = statSync(join(dir, entries(dir)[0])).size;

@@ -3,7 +3,7 @@
 // with its exit code. The command line is wasmtime's (lib/program/cli.js).
 // Started as its one-file build, dist/cli-main.cjs (scripts/bundle-workers.js,
 // lib/worker/entries.js), where there is one: one CommonJS file loads in a
-// fraction of the time of this module graph (docs/runner.md, "What a thread
+// fraction of the time of this module graph (docs/runner.md, "What a run
 // costs"). Importing it runs nothing: runCli() does.
 //
 // runCli({codeFile, keepCode}): codeFile is the built file the CLI runs from
@@ -100,7 +100,10 @@ export async function runCli({ codeFile = null, keepCode = () => {} } = {}) {
   // now, while the runner compiles (lib/program/spare-worker.js).
   const spares = startSpareWorkers(bytes, spareWorkers);
 
-  if (cache) keepCode();
+  // The runner's code cache is written whatever -C cache says: only
+  // WASI_THREAD_POOL_CACHE=0, read by the bin before this code loads, turns
+  // it off (docs/cli.md).
+  keepCode();
   // The process is the program's: where the C WASI serves, runProgramAsProcess
   // runs the guest's main thread right here and the process ends when the
   // program does; with node:wasi it resolves the program's {exitCode}
