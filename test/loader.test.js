@@ -201,6 +201,9 @@ it("the loader's direct path is node-gyp-build's choice, or none", () => {
       const direct = usualAddonPath(root, e);
       assert.ok(direct !== null, `${root}: found directly`);
       const saved = { ...process.env };
+      // node-gyp-build reads the process's environment: only this case's
+      // settings (the Wine and qemu runs set PREBUILDS_ONLY for the suites).
+      for (const name of ["PREBUILDS_ONLY", "WASI_THREAD_POOL_PREBUILD"]) delete process.env[name];
       Object.assign(process.env, e);
       try {
         // node-gyp-build reads its platform and libc when it loads: a fresh copy.
