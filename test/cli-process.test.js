@@ -101,9 +101,13 @@ describe("the CLI's process is the program's", { skip }, () => {
   // thread, or one thread at a time gets a worker per thread and its spare,
   // never more (one CPU profile per thread of the process).
   describe("no worker is started ahead of a thread", { skip: spawnGuestMissing() }, () => {
-    test("a plain program: one profile; a threaded one that spawns nothing: its spare's too", async () => {
+    test("a plain program: one profile; a threaded one that spawns nothing: at most its spare's too", async () => {
       assert.equal(await profilesOf(["run", await wasmFile(EMPTY_PLAIN)]), 1);
-      assert.equal(await profilesOf(["run", await wasmFile(EMPTY_THREADED)]), 2);
+      // The spare's profile is written only if the spare got as far as its
+      // own JavaScript before the program's end ended it (on Node 24 and 26
+      // a program that does nothing often ends first): one or two, never more.
+      const threaded = await profilesOf(["run", await wasmFile(EMPTY_THREADED)]);
+      assert.ok(threaded === 1 || threaded === 2, `${threaded} profiles`);
     });
 
     test("a program that spawns one thread: it runs on the spare, two profiles", async () => {
