@@ -27,11 +27,11 @@
 //   fileStat(path) -> a bigint Stats, or null
 //   fileIdentity(stats) -> text
 //   settled(stats...) -> boolean
-//   entryName(identity, suffix) -> the entry's file name
-//   readEntry(dir, name, header) -> Uint8Array | null (the bytes after the header)
-//   writeEntry(dir, name, header, bytes, {suffix, keep}): atomic (a reader sees
-//     a whole entry or none), then the `keep` most recently used entries whose
-//     names end with `suffix` stay
+//   cacheEntry(dir, identity, {suffix, keep}) -> {read(), write(bytes)}: the
+//     entry of that identity, a file named by a hash of it and `suffix`.
+//     read() -> Uint8Array | null (the bytes after the header). write(bytes)
+//     is atomic (a reader sees a whole entry or none), then the `keep` most
+//     recently used entries whose names end with `suffix` stay.
 
 "use strict";
 
@@ -102,6 +102,15 @@ function trustedDirectory(dir) {
   if (!s.isDirectory()) return false;
   if (process.platform === "win32" || typeof process.getuid !== "function") return true;
   return s.uid === process.getuid() && (s.mode & 0o022) === 0;
+}
+
+function cacheEntry(dir, identity, { suffix, keep }) {
+  const name = entryName(identity, suffix);
+  const header = Buffer.from(`${identity}\n\n`, "utf8");
+  return {
+    read: () => readEntry(dir, name, header),
+    write: (bytes) => writeEntry(dir, name, header, bytes, { suffix, keep }),
+  };
 }
 
 function readEntry(dir, name, header) {
@@ -180,7 +189,5 @@ module.exports = {
   fileStat,
   fileIdentity,
   settled,
-  entryName,
-  readEntry,
-  writeEntry,
+  cacheEntry,
 };

@@ -27,16 +27,7 @@ const { readFileSync } = require("node:fs");
 const { createRequire, wrap } = require("node:module");
 const { dirname } = require("node:path");
 const { Script } = require("node:vm");
-const {
-  CACHE_ENV,
-  cacheDirectory,
-  entryName,
-  fileIdentity,
-  fileStat,
-  readEntry,
-  settled,
-  writeEntry,
-} = require("./cache-dir.cjs");
+const { CACHE_ENV, cacheDirectory, cacheEntry, fileIdentity, fileStat, settled } = require("./cache-dir.cjs");
 
 const MAGIC = "wasi-thread-pool code cache 1";
 const KEEP = 4; // entries: a few Node versions or package copies side by side
@@ -57,14 +48,11 @@ function compileCached(file, env) {
     const source = readFileSync(file, "utf8");
     const after = fileStat(file);
     if (before === null || after === null || fileIdentity(before) !== fileIdentity(after)) return null;
-    const dir = cacheDirectory(env);
-    const identity = identityOf(after);
-    const name = entryName(identity, ".code");
-    const header = Buffer.from(`${identity}\n\n`, "utf8");
-    const cachedData = readEntry(dir, name, header) ?? undefined;
+    const entry = cacheEntry(cacheDirectory(env), identityOf(after), { suffix: ".code", keep: KEEP });
+    const cachedData = entry.read() ?? undefined;
     const script = new Script(wrap(source), { filename: file, cachedData });
     const stale = cachedData === undefined || script.cachedDataRejected === true;
-    const save = () => writeEntry(dir, name, header, script.createCachedData(), { suffix: ".code", keep: KEEP });
+    const save = () => entry.write(script.createCachedData());
     return { script, cached: !stale, save: stale && settled(after) ? save : null };
   } catch {
     return null;

@@ -32,12 +32,10 @@ import {
   CACHE_ENV,
   SETTLED_MS,
   cacheDirectory,
-  entryName,
+  cacheEntry,
   fileIdentity,
   fileStat,
-  readEntry,
   settled,
-  writeEntry,
 } from "./cache-dir.cjs";
 import { growthRemedyWanted } from "../worker/guest-memory.js";
 import { liftoffHazardAffected } from "../worker/liftoff.js";
@@ -86,11 +84,10 @@ function packageVersion() {
 }
 
 function entryStore(dir, identity, settledNow) {
-  const name = entryName(identity, ".wasm");
-  const header = Buffer.from(`${identity}\n\n`, "utf8");
-  let entry; // {bytes}: read once
+  const entry = cacheEntry(dir, identity, { suffix: ".wasm", keep: MAX_ENTRIES });
+  let read; // {bytes}: read once
   let compiling = null;
-  const get = () => (entry ??= { bytes: readEntry(dir, name, header) }).bytes;
+  const get = () => (read ??= { bytes: entry.read() }).bytes;
   return {
     get,
     // The entry's compile, started once: the CLI starts it as soon as it has
@@ -102,7 +99,7 @@ function entryStore(dir, identity, settledNow) {
       return compiling;
     },
     put: (bytes) => {
-      if (settledNow) writeEntry(dir, name, header, bytes, { suffix: ".wasm", keep: MAX_ENTRIES });
+      if (settledNow) entry.write(bytes);
     },
   };
 }
