@@ -36,13 +36,20 @@ export function hugePagesWanted(env = process.env) {
   return envSwitch(env, HUGE_PAGES_ENV);
 }
 
+// Whether the OS hands free huge pages to a hypervisor: a property of the
+// machine, read from sysfs once per thread (not once per program made).
+let reported = null;
+function freeHugePagesReported() {
+  const read = native.binding?.freeHugePagesReported;
+  reported ??= typeof read === "function" && read();
+  return reported;
+}
+
 // Whether huge pages are worth advising here: wanted, and either asked for
 // outright (=1) or the OS does not hand free huge pages to a hypervisor.
 function hugePagesPay(env) {
   if (!hugePagesWanted(env)) return false;
-  if (env[HUGE_PAGES_ENV] === "1") return true;
-  const reported = native.binding?.freeHugePagesReported;
-  return typeof reported !== "function" || !reported();
+  return env[HUGE_PAGES_ENV] === "1" || !freeHugePagesReported();
 }
 
 // Whether the OS took the advice (false: not asked, not worth it here, no
