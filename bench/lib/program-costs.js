@@ -51,7 +51,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
+import { buildFailedSkip, buildPthreadProgram } from "./real-guests.js";
 import { SETTLED_MS } from "../../lib/program/module-cache.js";
 import { perfCommand, tierFigures } from "./program-tiers.js";
 
@@ -92,22 +92,17 @@ export const PROGRAMS = {
 // (gcc -pthread): {wasm, native} or {skip: why}.
 function buildPool() {
   const src = join(repoDir, "bench", "guest", "pthread-pool.c");
-  const wasm = join(dataDir, "pthread-pool.wasm");
   const native = join(dataDir, "pthread-pool");
-  const guest = REAL_GUESTS.pthread;
-  const missing = guest.needs.find((p) => !existsSync(p));
-  if (missing) return { skip: `${missing} not present` };
-  mkdirSync(dataDir, { recursive: true });
+  const built = buildPthreadProgram(src, join(dataDir, "pthread-pool.wasm"));
+  if (built.skip) return built;
   try {
-    if (!existsSync(wasm) || statSync(wasm).mtimeMs < statSync(src).mtimeMs)
-      execFileSync(guest.tool, guest.args(src, wasm), { stdio: "pipe" });
     if (!existsSync(native) || statSync(native).mtimeMs < statSync(src).mtimeMs) {
       execFileSync("gcc", ["-O2", "-pthread", src, "-o", native], { stdio: "pipe" });
     }
   } catch (error) {
     return buildFailedSkip(error);
   }
-  return { wasm, native };
+  return { wasm: built.path, native };
 }
 
 function which(tool) {

@@ -1,7 +1,9 @@
 // The real-toolchain guests of the bench (bench/guest/pthread-waves.c with
 // wasi-libc's pthreads, bench/guest/zig-waves.zig with Zig 0.11's
 // std.Thread), built on demand into .tmp/bench/. buildRealGuest(name) ->
-// {path} or {skip: why} (no clang-19, no sysroot, no Zig: the row skips).
+// {path} or {skip: why} (no clang-19, no sysroot, no Zig: the row skips);
+// buildPthreadProgram(src, out) builds another C source the pthread guest's
+// way.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync } from "node:fs";
@@ -76,6 +78,25 @@ export function buildRealGuest(name) {
   mkdirSync(outDir, { recursive: true });
   try {
     execFileSync(guest.tool, guest.args(src, out), { stdio: "pipe" });
+  } catch (error) {
+    return buildFailedSkip(error);
+  }
+  return { path: out };
+}
+
+// A C source built for wasm32-wasi-threads with the pthread guest's flags
+// (maxMemory: its --max-memory in bytes instead of theirs) when `out` is
+// older than it: {path} or {skip: why}.
+export function buildPthreadProgram(src, out, { maxMemory = null } = {}) {
+  const guest = REAL_GUESTS.pthread;
+  const missing = guest.needs.find((p) => !existsSync(p));
+  if (missing) return { skip: `${missing} not present` };
+  if (existsSync(out) && statSync(out).mtimeMs >= statSync(src).mtimeMs) return { path: out };
+  mkdirSync(dirname(out), { recursive: true });
+  const args = guest.args(src, out);
+  const sized = maxMemory === null ? args : args.map((arg) => arg.replace(/--max-memory=\d+/, `--max-memory=${maxMemory}`));
+  try {
+    execFileSync(guest.tool, sized, { stdio: "pipe" });
   } catch (error) {
     return buildFailedSkip(error);
   }

@@ -22,11 +22,11 @@
 // (WASI_THREAD_POOL_HUGE_PAGES=1: huge pages advised where the host takes
 // free ones back too).
 
-import { execFileSync, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REAL_GUESTS, buildFailedSkip } from "./real-guests.js";
+import { buildPthreadProgram } from "./real-guests.js";
 import { inputFile } from "./program-costs.js";
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -44,18 +44,8 @@ export const VARIANT_ENV = {
 // buffer of 512 MiB and its copy): {wasm} or {skip: why}.
 function buildLongLine() {
   const src = join(repoDir, "bench", "guest", "long-line.c");
-  const wasm = join(dataDir, "long-line.wasm");
-  const guest = REAL_GUESTS.pthread;
-  const missing = guest.needs.find((p) => !existsSync(p));
-  if (missing) return { skip: `${missing} not present` };
-  mkdirSync(dataDir, { recursive: true });
-  const args = guest.args(src, wasm).map((arg) => arg.replace(/--max-memory=\d+/, "--max-memory=2147483648"));
-  try {
-    if (!existsSync(wasm) || statSync(wasm).mtimeMs < statSync(src).mtimeMs) execFileSync(guest.tool, args, { stdio: "pipe" });
-  } catch (error) {
-    return buildFailedSkip(error);
-  }
-  return { wasm };
+  const built = buildPthreadProgram(src, join(dataDir, "long-line.wasm"), { maxMemory: 2147483648 });
+  return built.skip ? built : { wasm: built.path };
 }
 
 // One line of `mib` MiB (a needle every 1,006 bytes), made once per size.
